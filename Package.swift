@@ -1,0 +1,23 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The root package has no dependencies and never gains one: tooling that needs packages
+// (benchmarks) lives in its own sub-package that depends on this one by path.
+let package = Package(
+    name: "Courier",
+    platforms: [
+        .macOS(.v13),
+        .iOS(.v16),
+        .tvOS(.v16),
+        .watchOS(.v9),
+        .visionOS(.v1),
+    ],
+    products: [
+        .library(name: "Courier", targets: ["Courier"])
+    ],
+    targets: [
+        .target(name: "Courier"),
+        .testTarget(name: "CourierTests", dependencies: ["Courier"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

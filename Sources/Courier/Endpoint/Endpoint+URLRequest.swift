@@ -1,0 +1,116 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Endpoint {
+    /// Builds the `URLRequest`: URL with any query parameters, method, headers and encoded body.
+    ///
+    /// - Returns: The request, ready for plugins' `prepare` and the transport.
+    /// - Throws: ``CourierError/requestMapping(_:)`` for an invalid method, header or URL;
+    ///   ``CourierError/encodableMapping(_:)`` when an `Encodable` body fails to encode;
+    ///   ``CourierError/parameterEncoding(_:)`` when parameters cannot be encoded.
+    public func urlRequest() throws(CourierError) -> URLRequest {
+        guard method.isValidToken else {
+            throw .requestMapping("'\(method.rawValue)' is not a valid HTTP method name")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method.rawValue
+        for (name, value) in headers {
+            try HeaderValidation.validate(name: name, value: value)
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+
+        switch task {
+        case .plain:
+            break
+        case .data(let data):
+            request.httpBody = data
+        case .json(let value, let encoder):
+            try Self.setJSONBody(value, encoder: encoder, on: &request)
+        case .parameters(let parameters, let encoding):
+            try Self.encode(parameters, with: encoding, method: method, into: &request)
+        case .compositeData(let data, let urlParameters):
+            try Self.appendQuery(urlParameters, to: &request)
+            request.httpBody = data
+        case .compositeParameters(let bodyParameters, let bodyEncoding, let urlParameters):
+            if case .url(let options) = bodyEncoding.kind, options.destination == .queryString {
+                throw .parameterEncoding(ParameterEncodingFailure.queryStringUsedForBody)
+            }
+            try Self.appendQuery(urlParameters, to: &request)
+            var forcedBody = bodyEncoding
+            if case .url(var options) = bodyEncoding.kind {
+                options.destination = .httpBody
+                forcedBody = .url(options)
+            }
+            try Self.encode(bodyParameters, with: forcedBody, method: method, into: &request)
+        }
+        return request
+    }
+
+    static func setJSONBody(
+        _ value: any Encodable & Sendable, encoder: JSONEncoder, on request: inout URLRequest
+    ) throws(CourierError) {
+        do {
+            request.httpBody = try encoder.encode(value)
+        } catch {
+            throw .encodableMapping(error)
+        }
+        setContentTypeIfAbsent("application/json", on: &request)
+    }
+
+    static func encode(
+        _ parameters: Parameters, with encoding: ParameterEncoding, method: HTTPMethod,
+        into request: inout URLRequest
+    ) throws(CourierError) {
+        switch encoding.kind {
+        case .json:
+            do {
+                request.httpBody = try JSONEncoder.sortedKeys().encode(parameters)
+            } catch {
+                throw .parameterEncoding(error)
+            }
+            setContentTypeIfAbsent("application/json", on: &request)
+        case .url(let options):
+            let query: String
+            do {
+                query = try options.encode(parameters)
+            } catch {
+                throw .parameterEncoding(error)
+            }
+            if options.usesQueryString(for: method) {
+                if let url = request.url {
+                    request.url = try URLBuilder.url(url, appendingQuery: query)
+                }
+            } else {
+                request.httpBody = Data(query.utf8)
+                setContentTypeIfAbsent("application/x-www-form-urlencoded; charset=utf-8", on: &request)
+            }
+        }
+    }
+
+    static func appendQuery(_ parameters: Parameters, to request: inout URLRequest) throws(CourierError) {
+        try encode(parameters, with: .queryString, method: .get, into: &request)
+    }
+
+    static func setContentTypeIfAbsent(_ value: String, on request: inout URLRequest) {
+        if request.value(forHTTPHeaderField: "Content-Type") == nil {
+            request.setValue(value, forHTTPHeaderField: "Content-Type")
+        }
+    }
+}
+
+/// Header checks made before anything is sent, so a header cannot smuggle a second header or
+/// request (CR/LF injection).
+enum HeaderValidation {
+    static func validate(name: String, value: String) throws(CourierError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(HTTPToken.isTokenByte) else {
+            throw .requestMapping("'\(name)' is not a valid header name")
+        }
+        // field-value: visible ASCII, obs-text, space and tab; never CR, LF or NUL.
+        guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+            throw .requestMapping("the value of header '\(name)' contains a control character (CR, LF or NUL)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// Request parameters: string keys to typed, `Sendable`, `Hashable` values.
+///
+/// Write them as literals: `["q": "swift", "page": 2, "tags": ["a", "b"], "filter": ["open": true]]`.
+/// Values from variables use the cases (`.string(query)`) or string interpolation (`"\(query)"`).
+public typealias Parameters = [String: ParameterValue]
+
+/// One parameter value: a JSON-like tree that URL and JSON encodings both understand.
+public enum ParameterValue: Sendable, Hashable {
+    /// A string.
+    case string(String)
+    /// An integer.
+    case int(Int)
+    /// A floating-point number. Non-finite values (NaN, infinity) cannot be encoded and throw
+    /// ``CourierError/parameterEncoding(_:)``.
+    case double(Double)
+    /// A Boolean; URL encoding writes it as ``URLEncoding/BoolEncoding`` says.
+    case bool(Bool)
+    /// An ordered list; URL encoding writes it as ``URLEncoding/ArrayEncoding`` says.
+    case array([ParameterValue])
+    /// A nested object; URL encoding writes its keys as `parent[child]`, sorted.
+    case dictionary([String: ParameterValue])
+    /// No value: JSON writes `null`; URL encoding leaves the key out.
+    case null
+}
+
+extension ParameterValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension ParameterValue: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int) { self = .int(value) }
+}
+
+extension ParameterValue: ExpressibleByFloatLiteral {
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
+
+extension ParameterValue: ExpressibleByBooleanLiteral {
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension ParameterValue: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: ParameterValue...) { self = .array(elements) }
+}
+
+extension ParameterValue: ExpressibleByDictionaryLiteral {
+    /// Creates a nested object. A repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, ParameterValue)...) {
+        self = .dictionary(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension ParameterValue: ExpressibleByNilLiteral {
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension ParameterValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .dictionary(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+}

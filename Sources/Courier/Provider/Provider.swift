@@ -1,0 +1,110 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends requests for targets: target → endpoint → `URLRequest` → plugins → transport or stub →
+/// validation → plugins → ``Response``.
+///
+/// ```swift
+/// let provider = Provider<GitHub>()
+/// let user = try await provider.request(.user("octocat")).map(User.self)
+/// ```
+///
+/// The provider is an actor that holds state, never work: mapping, encoding, plugins and I/O run
+/// on the calling task, so concurrent requests really run concurrently. Everything it is made with
+/// (stubs, transport, clock, plugins) belongs to this provider alone, so tests that each make their
+/// own provider can run in parallel without seeing each other.
+public actor Provider<Target: TargetType> {
+    /// Turns a target into an endpoint. May suspend and may throw.
+    public typealias EndpointMapping = @Sendable (Target) async throws -> Endpoint
+    /// Turns an endpoint into a request. May suspend (e.g. to fetch a token) and may throw.
+    public typealias RequestMapping = @Sendable (Endpoint) async throws -> URLRequest
+    /// Decides, per target, whether to answer from the sample response.
+    public typealias StubClosure = @Sendable (Target) -> StubBehavior
+
+    /// The endpoint mapping.
+    public nonisolated let endpointMapping: EndpointMapping
+    /// The request mapping.
+    public nonisolated let requestMapping: RequestMapping
+    /// The stub decision.
+    public nonisolated let stubBehavior: StubClosure
+    /// The transport real requests go through.
+    public nonisolated let transport: any Transport
+    /// The plugins, in the order their hooks run.
+    public nonisolated let plugins: [any Plugin]
+    /// The clock for stub delays and deadlines.
+    public nonisolated let clock: any Clock<Duration>
+    /// The deadline for sending and receiving each request, unless its target sets one
+    /// (``TargetType/timeout``). `nil`: none beyond the transport's own idle timeout.
+    public nonisolated let timeout: Duration?
+
+    /// Creates a provider.
+    /// - Parameters:
+    ///   - endpointMapping: Target to endpoint. Default: ``defaultEndpointMapping(for:)``.
+    ///   - requestMapping: Endpoint to request. Default: ``defaultRequestMapping(for:)``.
+    ///   - stubBehavior: Whether to stub each target. Default: ``neverStub(_:)`` (always the network).
+    ///   - transport: Where real requests go. Default: a new ``URLSessionTransport``.
+    ///   - plugins: Hooks, run in this order. Default: none.
+    ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
+    ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
+    public init(
+        endpointMapping: @escaping EndpointMapping = Provider.defaultEndpointMapping(for:),
+        requestMapping: @escaping RequestMapping = Provider.defaultRequestMapping(for:),
+        stubBehavior: @escaping StubClosure = Provider.neverStub(_:),
+        transport: any Transport = URLSessionTransport(),
+        plugins: [any Plugin] = [],
+        clock: any Clock<Duration> = ContinuousClock(),
+        timeout: Duration? = nil
+    ) {
+        self.endpointMapping = endpointMapping
+        self.requestMapping = requestMapping
+        self.stubBehavior = stubBehavior
+        self.transport = transport
+        self.plugins = plugins
+        self.clock = clock
+        self.timeout = timeout
+    }
+
+    /// Sends the request for `target` and returns its response.
+    ///
+    /// - Parameter target: What to request.
+    /// - Returns: The response, after validation and plugins' `process`.
+    /// - Throws: ``CourierError``: ``CourierError/statusCode(_:)`` when validation fails,
+    ///   ``CourierError/timedOut(_:)`` after the deadline, ``CourierError/cancelled`` when the
+    ///   calling task is cancelled, ``CourierError/underlying(_:_:)`` for transport failures, and
+    ///   mapping or encoding errors before anything is sent.
+    public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
+        try await perform(target).get()
+    }
+}
+
+extension Provider {
+    /// The default endpoint mapping: ``Endpoint/init(target:)``.
+    /// - Parameter target: The target.
+    /// - Returns: Its endpoint.
+    public static func defaultEndpointMapping(for target: Target) async throws -> Endpoint {
+        try Endpoint(target: target)
+    }
+
+    /// The default request mapping: ``Endpoint/urlRequest()``.
+    /// - Parameter endpoint: The endpoint.
+    /// - Returns: Its request.
+    public static func defaultRequestMapping(for endpoint: Endpoint) async throws -> URLRequest {
+        try endpoint.urlRequest()
+    }
+
+    /// Never stub: every request goes to the transport.
+    public static func neverStub(_ target: Target) -> StubBehavior { .never }
+
+    /// Stub every request at once with its sample response.
+    public static func immediatelyStub(_ target: Target) -> StubBehavior { .immediate }
+
+    /// Stub every request with its sample response after `delay` on the provider's clock.
+    /// - Parameter delay: How long each stubbed request waits.
+    /// - Returns: A stub closure for ``init(endpointMapping:requestMapping:stubBehavior:transport:plugins:clock:timeout:)``.
+    public static func delayedStub(_ delay: Duration) -> StubClosure {
+        { _ in .delayed(delay) }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every error Courier throws.
+///
+/// Each case keeps what caused it: the underlying error where there is one, and the ``Response``
+/// where one arrived (``response``). Provider requests use typed throws, so `catch` gives you a
+/// `CourierError` directly.
+public enum CourierError: Error, Sendable {
+    /// The target could not become a request: an invalid URL, method or header. The text says why.
+    case requestMapping(String)
+    /// Parameters could not be encoded (``ParameterEncodingFailure`` or an encoder's error).
+    case parameterEncoding(any Error)
+    /// An `Encodable` body could not be encoded (the encoder's error).
+    case encodableMapping(any Error)
+    /// The status code failed validation or a `filter`; carries the response.
+    case statusCode(Response)
+    /// The body is not valid JSON, or a key path led nowhere.
+    case jsonMapping(any Error, Response)
+    /// The body is not UTF-8, or the key path does not lead to a string.
+    case stringMapping(Response)
+    /// Decoding failed (the `DecodingError`).
+    case objectMapping(any Error, Response)
+    /// The request did not finish within its deadline (the duration allowed).
+    case timedOut(Duration)
+    /// The request was cancelled (its Swift task was cancelled). See ``isCancellation``.
+    case cancelled
+    /// The transport failed, e.g. `URLError(.cannotConnectToHost)`, with the response if one came.
+    case underlying(any Error, Response?)
+
+    /// The response involved, when there is one.
+    public var response: Response? {
+        switch self {
+        case .statusCode(let response), .stringMapping(let response),
+            .jsonMapping(_, let response), .objectMapping(_, let response):
+            response
+        case .underlying(_, let response):
+            response
+        case .requestMapping, .parameterEncoding, .encodableMapping, .timedOut, .cancelled:
+            nil
+        }
+    }
+
+    /// The error that caused this one, when there is one.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case .parameterEncoding(let error), .encodableMapping(let error), .jsonMapping(let error, _),
+            .objectMapping(let error, _), .underlying(let error, _):
+            error
+        case .requestMapping, .statusCode, .stringMapping, .timedOut, .cancelled:
+            nil
+        }
+    }
+
+    /// Whether the request ended because it was cancelled. This is the one check for
+    /// cancellation: Courier never throws `CancellationError` or `URLError(.cancelled)` from a request.
+    public var isCancellation: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
+    /// Whether the request ran out of time: its deadline passed (``timedOut(_:)``) or the
+    /// transport reported `URLError(.timedOut)`.
+    public var isTimeout: Bool {
+        switch self {
+        case .timedOut: true
+        case .underlying(let error, _): (error as? URLError)?.code == .timedOut
+        default: false
+        }
+    }
+
+    /// Wraps any error as a `CourierError`: itself if it already is one, ``cancelled`` for
+    /// `CancellationError` and `URLError(.cancelled)`, ``underlying(_:_:)`` otherwise.
+    /// - Parameter error: The error to wrap.
+    public init(_ error: any Error) {
+        switch error {
+        case let courier as CourierError:
+            self = courier
+        case is CancellationError:
+            self = .cancelled
+        default:
+            let normalized = URLErrors.normalize(error)
+            if let urlError = normalized as? URLError, urlError.code == .cancelled {
+                self = .cancelled
+            } else {
+                self = .underlying(normalized, nil)
+            }
+        }
+    }
+}
+
+extension CourierError: LocalizedError {
+    public var errorDescription: String? {
+        switch self {
+        case .requestMapping(let reason):
+            "Could not build the request: \(reason)."
+        case .parameterEncoding(let error):
+            "Could not encode the parameters: \(error)."
+        case .encodableMapping(let error):
+            "Could not encode the body: \(error)."
+        case .statusCode(let response):
+            "Status code \(response.statusCode) is not accepted."
+        case .jsonMapping(let error, let response):
+            "Could not read the body (\(response.data.count) bytes) as JSON: \(error)."
+        case .stringMapping(let response):
+            "Could not read a string from the body (\(response.data.count) bytes)."
+        case .objectMapping(let error, _):
+            "Could not decode the body: \(error)."
+        case .timedOut(let duration):
+            "The request did not finish within \(duration)."
+        case .cancelled:
+            "The request was cancelled."
+        case .underlying(let error, let response):
+            "The request failed: \(Self.describe(error))"
+                + (response.map { " (status \($0.statusCode))" } ?? "") + "."
+        }
+    }
+}
+
+extension CourierError {
+    /// URLSession's own message where it gave one (on Linux, `localizedDescription` is only the
+    /// domain and code), without a trailing period.
+    fileprivate static func describe(_ error: any Error) -> String {
+        var text: String
+        if let urlError = error as? URLError {
+            text = (urlError.userInfo[NSLocalizedDescriptionKey] as? String)
+                .map { "\($0) (URLError \(urlError.code.rawValue))" }
+                ?? "URLError \(urlError.code.rawValue)"
+        } else {
+            text = "\(error)"
+        }
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}
+
+extension CourierError: CustomStringConvertible {
+    public var description: String { errorDescription ?? "CourierError" }
+}
+
+enum URLErrors {
+    /// On Linux, URLSession reports failures as `NSError` in `NSURLErrorDomain`, which does not
+    /// cast to `URLError`; rebuild them so `error as? URLError` works on every platform.
+    static func normalize(_ error: any Error) -> any Error {
+        if error is URLError { return error }
+        let nsError = error as NSError
+        // `URLError.Code(rawValue:)` is failable on Linux and not on Apple platforms.
+        let code: URLError.Code? = URLError.Code(rawValue: nsError.code)
+        guard nsError.domain == NSURLErrorDomain, let code else { return error }
+        return URLError(code, userInfo: nsError.userInfo)
+    }
+}

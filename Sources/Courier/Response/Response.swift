@@ -1,0 +1,75 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An HTTP response: status, body, and the request and `HTTPURLResponse` behind it.
+public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The HTTP status code.
+    public let statusCode: Int
+    /// The body (empty when there was none).
+    public let data: Data
+    /// The request that was sent, after plugins' `prepare`.
+    public let request: URLRequest?
+    /// The HTTP response, with its headers.
+    public let response: HTTPURLResponse?
+
+    /// Creates a response.
+    /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - data: The body.
+    ///   - request: The request that was sent. Default: `nil`.
+    ///   - response: The HTTP response. Default: `nil`.
+    public init(statusCode: Int, data: Data, request: URLRequest? = nil, response: HTTPURLResponse? = nil) {
+        self.statusCode = statusCode
+        self.data = data
+        self.request = request
+        self.response = response
+    }
+
+    public var description: String {
+        "Status Code: \(statusCode), Data Length: \(data.count)"
+    }
+
+    public var debugDescription: String { description }
+
+    /// The value of a response header, matched without regard to case.
+    /// - Parameter name: The header name.
+    /// - Returns: The value, or `nil` when absent.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        response?.value(forHTTPHeaderField: name)
+    }
+}
+
+extension Response {
+    /// Returns `self` when the status code is in `statusCodes`.
+    /// - Parameter statusCodes: Accepted codes, e.g. `200...299` or `[200, 204]`-like ranges.
+    /// - Returns: This response.
+    /// - Throws: ``CourierError/statusCode(_:)`` otherwise.
+    public func filter<R: RangeExpression>(statusCodes: R) throws(CourierError) -> Response
+    where R.Bound == Int {
+        guard statusCodes.contains(statusCode) else { throw .statusCode(self) }
+        return self
+    }
+
+    /// Returns `self` when the status code is exactly `statusCode`.
+    /// - Parameter statusCode: The accepted code.
+    /// - Returns: This response.
+    /// - Throws: ``CourierError/statusCode(_:)`` otherwise.
+    public func filter(statusCode code: Int) throws(CourierError) -> Response {
+        try filter(statusCodes: code...code)
+    }
+
+    /// Returns `self` when the status code is in `200...299`.
+    /// - Throws: ``CourierError/statusCode(_:)`` otherwise.
+    public func filterSuccessfulStatusCodes() throws(CourierError) -> Response {
+        try filter(statusCodes: 200...299)
+    }
+
+    /// Returns `self` when the status code is in `200...399`.
+    /// - Throws: ``CourierError/statusCode(_:)`` otherwise.
+    public func filterSuccessfulStatusAndRedirectCodes() throws(CourierError) -> Response {
+        try filter(statusCodes: 200...399)
+    }
+}

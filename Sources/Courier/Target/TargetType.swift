@@ -1,0 +1,58 @@
+import Foundation
+
+/// One API call, described as values: where it goes, how, and with what.
+///
+/// Conform an `enum` (one case per call, associated values for arguments) or a `struct` per
+/// resource. Only ``baseURL`` and ``path`` are required; everything else has a default.
+///
+/// ```swift
+/// enum GitHub: TargetType {
+///     case user(String)
+///     var baseURL: URL { URL(string: "https://api.github.com")! }
+///     var path: String {
+///         switch self { case .user(let name): "users/\(name)" }
+///     }
+/// }
+/// ```
+public protocol TargetType: Sendable {
+    /// The server's URL, e.g. `https://api.example.com/v1`. Its own query is kept.
+    var baseURL: URL { get }
+
+    /// The path appended to ``baseURL`` with exactly one `/` between them. Empty means the base URL
+    /// itself. A `?` starts a query (`"search?q=swift"`); characters that cannot stand in a path are
+    /// percent-encoded, and existing `%XX` escapes are kept.
+    var path: String { get }
+
+    /// The HTTP method. Default: `.get`.
+    var method: HTTPMethod { get }
+
+    /// The body and parameters. Default: `.plain`.
+    var task: HTTPTask { get }
+
+    /// Header fields. Default: none.
+    var headers: [String: String] { get }
+
+    /// Which status codes count as success. Default: ``ValidationType/none``.
+    var validation: ValidationType { get }
+
+    /// The body of the default ``sampleResponse``. Default: empty.
+    var sampleData: Data { get }
+
+    /// What a stubbed request answers with. Default: status 200 with ``sampleData``.
+    var sampleResponse: SampleResponse { get }
+
+    /// A deadline for the whole request (transport or stub), overriding the provider's. When it
+    /// passes, the request fails with ``CourierError/timedOut(_:)``. Default: `nil` (use the
+    /// provider's).
+    var timeout: Duration? { get }
+}
+
+extension TargetType {
+    public var method: HTTPMethod { .get }
+    public var task: HTTPTask { .plain }
+    public var headers: [String: String] { [:] }
+    public var validation: ValidationType { .none }
+    public var sampleData: Data { Data() }
+    public var sampleResponse: SampleResponse { .networkResponse(200, sampleData) }
+    public var timeout: Duration? { nil }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends a prepared `URLRequest` and returns the response.
+///
+/// The default is ``URLSessionTransport``. Write your own to put Courier on another HTTP client.
+/// A transport must:
+/// - return HTTP error statuses as responses (validation is the provider's job);
+/// - stop promptly when the calling Swift task is cancelled, throwing any error (the provider
+///   reports cancellation as ``CourierError/cancelled``);
+/// - be safe to call concurrently.
+public protocol Transport: Sendable {
+    /// Sends `request` and waits for the whole response.
+    /// - Parameter request: The final request, after plugins' `prepare`.
+    /// - Returns: The response, with `request` set to the request that was sent.
+    /// - Throws: Any error; the provider wraps it in ``CourierError/underlying(_:_:)`` unless it
+    ///   already is a ``CourierError``.
+    func send(_ request: URLRequest) async throws -> Response
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default transport: a `URLSession` of its own, driven through a session delegate.
+///
+/// Each transport owns one session, so providers (and the tests that make them) never share
+/// connections, cookies or caches. Requests run as delegate-driven data tasks rather than through
+/// the async convenience methods, because on Linux only the session delegate can answer an
+/// authentication challenge, and an unanswered `WWW-Authenticate: Basic` challenge hangs
+/// FoundationNetworking forever. Here a challenge without a credential is refused at once and
+/// the 401 comes back as a response.
+///
+/// Cancelling the calling Swift task cancels the `URLSessionTask`, also when the cancel arrives
+/// before the task has started (it is latched and the task never starts).
+public final class URLSessionTransport: Transport {
+    /// The session requests run on. Do not change its delegate.
+    public let session: URLSession
+    private let router: SessionRouter
+
+    /// A configuration suited to a library: `.ephemeral` (its own cookie store, nothing written to
+    /// disk) with no `URLCache`, since cancelling a task right after it starts has crashed
+    /// FoundationNetworking when a cache is set.
+    public static func defaultConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
+    }
+
+    /// Creates a transport with its own session.
+    /// - Parameter configuration: The session configuration. Default: ``defaultConfiguration()``.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
+        let router = SessionRouter()
+        self.router = router
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        let latch = CancellationLatch()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let task = session.dataTask(with: request)
+                router.register(task, request: request, continuation: continuation)
+                if latch.start(task) {
+                    task.resume()
+                } else {
+                    router.fail(task, with: CancellationError())
+                }
+            }
+        } onCancel: {
+            latch.cancel()
+        }
+    }
+}
+
+/// Remembers a cancel that arrives before the task exists, so it is never lost.
+final class CancellationLatch: Sendable {
+    private enum State {
+        case idle
+        case running(URLSessionTask)
+        case cancelled
+    }
+
+    private let state = Locked(State.idle)
+
+    /// Records the task; returns `false` when the request was already cancelled.
+    func start(_ task: URLSessionTask) -> Bool {
+        state.withLock { state in
+            if case .cancelled = state { return false }
+            state = .running(task)
+            return true
+        }
+    }
+
+    func cancel() {
+        let task: URLSessionTask? = state.withLock { state in
+            defer { state = .cancelled }
+            if case .running(let task) = state { return task }
+            return nil
+        }
+        task?.cancel()
+    }
+}

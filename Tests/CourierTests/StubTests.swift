@@ -1,0 +1,181 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct StubTests {
+    @Test func immediateStubAnswersWithSampleDataAndNeverTouchesTheTransport() async throws {
+        let transport = RecordingTransport()
+        let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub, transport: transport)
+        let response = try await provider.request(.item(id: 5))
+        #expect(try response.map(Item.self) == Item(id: 5, name: "Item 5"))
+        #expect(response.request?.url?.absoluteString == "https://api.example.com/v1/items/5")
+        #expect(response.response?.statusCode == 200)
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func stubsRunTheEndpointAndRequestMappings() async throws {
+        let provider = Provider<TestAPI>(
+            endpointMapping: { target in
+                try Endpoint(target: target).adding(headers: ["X-Endpoint": "1"])
+            },
+            requestMapping: { endpoint in
+                var request = try endpoint.urlRequest()
+                request.setValue("2", forHTTPHeaderField: "X-Request")
+                return request
+            },
+            stubBehavior: Provider.immediatelyStub
+        )
+        let response = try await provider.request(.plain)
+        #expect(response.request?.value(forHTTPHeaderField: "X-Endpoint") == "1")
+        #expect(response.request?.value(forHTTPHeaderField: "X-Request") == "2")
+    }
+
+    @Test func endpointMappingCanReplaceTheSampleResponse() async throws {
+        let provider = Provider<TestAPI>(
+            endpointMapping: { target in
+                var endpoint = try Endpoint(target: target)
+                endpoint.sampleResponse = { .networkResponse(418, Data("teapot".utf8)) }
+                return endpoint
+            },
+            stubBehavior: Provider.immediatelyStub
+        )
+        let response = try await provider.request(.plain)
+        #expect(response.statusCode == 418)
+        #expect(try response.mapString() == "teapot")
+    }
+
+    @Test func fullResponseStubKeepsHeaders() async throws {
+        struct Target: TargetType {
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "h" }
+            var sampleResponse: SampleResponse {
+                .response(
+                    HTTPURLResponse(
+                        url: URL(string: "https://api.example.com/h")!, statusCode: 201, httpVersion: "HTTP/1.1",
+                        headerFields: ["X-Rate-Limit": "10", "Content-Type": "text/plain"])!,
+                    Data("made".utf8))
+            }
+        }
+        let provider = Provider<Target>(stubBehavior: Provider.immediatelyStub)
+        let response = try await provider.request(Target())
+        #expect(response.statusCode == 201)
+        #expect(response.value(forHTTPHeaderField: "x-rate-limit") == "10")
+        #expect(response.data == Data("made".utf8))
+    }
+
+    @Test func networkErrorStubThrowsUnderlying() async {
+        struct Target: TargetType {
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "" }
+            var sampleResponse: SampleResponse { .networkError(URLError(.notConnectedToInternet)) }
+        }
+        let provider = Provider<Target>(stubBehavior: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(Target())
+        } throws: { error in
+            guard case CourierError.underlying(let underlying, nil) = error else { return false }
+            return (underlying as? URLError)?.code == .notConnectedToInternet
+        }
+    }
+
+    @Test func stubBehaviorIsChosenPerTarget() async throws {
+        let transport = RecordingTransport(statusCode: 299)
+        let provider = Provider<TestAPI>(
+            stubBehavior: { target in
+                if case .item = target { return .immediate }
+                return .never
+            },
+            transport: transport
+        )
+        #expect(try await provider.request(.item(id: 1)).statusCode == 200)
+        #expect(try await provider.request(.plain).statusCode == 299)
+        #expect(transport.sent.count == 1)
+    }
+
+    @Test func delayedStubWaitsOnTheProvidersClock() async throws {
+        let clock = TestClock()
+        let provider = Provider<TestAPI>(stubBehavior: Provider.delayedStub(.seconds(5)), clock: clock)
+        let request = Task { try await provider.request(.item(id: 2)) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(4))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        let response = try await request.value
+        #expect(try response.map(Item.self).id == 2)
+    }
+
+    @Test func delayedStubsWakeInDeadlineOrder() async throws {
+        let clock = TestClock()
+        let log = EventLog()
+        let provider = Provider<TestAPI>(
+            stubBehavior: { target in
+                if case .item(let id) = target { return .delayed(.seconds(id)) }
+                return .immediate
+            },
+            clock: clock
+        )
+        let slow = Task {
+            _ = try await provider.request(.item(id: 3))
+            log.append("slow")
+        }
+        let fast = Task {
+            _ = try await provider.request(.item(id: 1))
+            log.append("fast")
+        }
+        await clock.waitForSleepers(2)
+        clock.advance(by: .seconds(1))
+        try await fast.value
+        #expect(log.all == ["fast"])
+        clock.advance(by: .seconds(2))
+        try await slow.value
+        #expect(log.all == ["fast", "slow"])
+    }
+
+    @Test func cancellingADelayedStubThrowsCancelled() async {
+        let clock = TestClock()
+        let provider = Provider<TestAPI>(stubBehavior: Provider.delayedStub(.seconds(60)), clock: clock)
+        let request = Task { try await provider.request(.plain) }
+        await clock.waitForSleepers(1)
+        request.cancel()
+        let result = await request.result
+        #expect((result.failure as? CourierError)?.isCancellation == true)
+    }
+
+    /// Many providers with different stubs, used at once, each see only their own.
+    @Test(arguments: 0..<50)
+    func providersAreIsolated(seed: Int) async throws {
+        struct Echo: TargetType {
+            let value: Int
+            var baseURL: URL { URL(string: "https://isolated.example.com")! }
+            var path: String { "echo" }
+        }
+        let provider = Provider<Echo>(
+            endpointMapping: { target in
+                var endpoint = try Endpoint(target: target)
+                endpoint.sampleResponse = { .networkResponse(200, Data("\(seed)-\(target.value)".utf8)) }
+                return endpoint
+            },
+            stubBehavior: Provider.immediatelyStub
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in 0..<20 {
+                group.addTask {
+                    let response = try await provider.request(Echo(value: value))
+                    #expect(try response.mapString() == "\(seed)-\(value)")
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

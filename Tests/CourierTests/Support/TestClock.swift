@@ -1,0 +1,92 @@
+import Courier
+
+/// A clock that moves only when the test says so. Sleepers wake when `advance(by:)` passes their
+/// deadline; `waitForSleepers(_:)` lets a test wait until the code under test is asleep, so nothing
+/// depends on real time.
+final class TestClock: Clock, Sendable {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private struct Sleeper {
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID = 0
+        var sleepers: [Int: Sleeper] = [:]
+        var cancelledBeforeSleeping: Set<Int> = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let state = Locked(State())
+
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .zero }
+
+    /// How many tasks are asleep on this clock.
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Outcome { case wake, cancelled, sleep([CheckedContinuation<Void, Never>]) }
+                let outcome: Outcome = state.withLock { state in
+                    if state.cancelledBeforeSleeping.remove(id) != nil { return .cancelled }
+                    if deadline <= state.now { return .wake }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    let count = state.sleepers.count
+                    let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
+                    state.waiters.removeAll { $0.count <= count }
+                    return .sleep(ready)
+                }
+                switch outcome {
+                case .wake: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .sleep(let ready): ready.forEach { $0.resume() }
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state in
+                let sleeper = state.sleepers.removeValue(forKey: id)
+                if sleeper == nil { state.cancelledBeforeSleeping.insert(id) }
+                return sleeper
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes every sleeper whose deadline has come.
+    func advance(by duration: Duration) {
+        let due = state.withLock { state in
+            state.now = state.now.advanced(by: duration)
+            let now = state.now
+            let due = state.sleepers.filter { $0.value.deadline <= now }
+            for id in due.keys { state.sleepers.removeValue(forKey: id) }
+            return due.values.sorted { $0.deadline < $1.deadline }
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Returns once at least `count` tasks are asleep on this clock.
+    func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.sleepers.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
