@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Against a real httpbin on 127.0.0.1, started by `scripts/test`.
-@Suite(.enabled(if: HTTPBin.isAvailable, "needs COURIER_HTTPBIN_URL (run scripts/test)"))
+@Suite(.enabled(if: HTTPBin.isAvailable, "needs COURIER_HTTPBIN_URL (run scripts/test)"), .timeLimit(.minutes(2)))
 struct IntegrationTests {
     let provider = Provider<Bin>()
 

@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct ProviderTests {
+@Suite(.timeLimit(.minutes(2))) struct ProviderTests {
     @Test func requestGoesThroughTheTransport() async throws {
         let transport = RecordingTransport { request in
             Response(statusCode: 200, data: Data(#"{"id":9,"name":"nine"}"#.utf8), request: request)

@@ -6,7 +6,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite struct StubTests {
+@Suite(.timeLimit(.minutes(2))) struct StubTests {
     @Test func immediateStubAnswersWithSampleDataAndNeverTouchesTheTransport() async throws {
         let transport = RecordingTransport()
         let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub, transport: transport)

@@ -6,39 +6,74 @@ import Foundation
 
 extension Provider {
     /// One request through the whole pipeline, on the caller's task (never on the actor).
+    ///
+    /// Cancellation is checked before every stage, so a cancelled request stops at the next stage
+    /// boundary and sends nothing once cancelled; stages that suspend (your mappings and plugins,
+    /// the stub delay, the transport) end as soon as they honour cancellation. However it happens,
+    /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
+    /// once each.
     nonisolated func perform(_ target: Target) async -> Result<Response, CourierError> {
         let pluginTarget = plugins.isEmpty ? target : target.pluginTarget
 
         let endpoint: Endpoint
         var request: URLRequest
         do {
+            try Self.checkCancellation()
             endpoint = try await endpointMapping(target)
+            try Self.checkCancellation()
             request = try await requestMapping(endpoint)
             for plugin in plugins {
+                try Self.checkCancellation()
                 request = try await plugin.prepare(request, target: pluginTarget)
             }
+            try Self.checkCancellation()
         } catch {
+            let failure = Self.failure(from: error)
+            if failure.isCancellation {
+                return await finish(.failure(failure), target: pluginTarget)
+            }
             // Nothing was sent: willSend and didReceive are skipped, process still runs.
-            return await process(.failure(CourierError(error)), target: pluginTarget)
+            return await process(.failure(failure), target: pluginTarget)
         }
 
         for plugin in plugins {
             await plugin.willSend(request, target: pluginTarget)
         }
-        let result = await send(request, endpoint: endpoint, target: target)
-        for plugin in plugins {
-            await plugin.didReceive(result, target: pluginTarget)
+        var result = await send(request, endpoint: endpoint, target: target)
+        if case .failure(.underlying) = result, Task.isCancelled {
+            // A transport may report a cancelled transfer with an error of its own.
+            result = .failure(.cancelled)
         }
-        return await process(result, target: pluginTarget)
+        return await finish(result, target: pluginTarget)
     }
 
-    /// Sends through the stub or the transport within the deadline, then validates.
+    /// Sends through the stub or the transport (shared with identical requests in flight when the
+    /// policy says so), then validates for this caller's target.
     private nonisolated func send(
+        _ request: URLRequest, endpoint: Endpoint, target: Target
+    ) async -> Result<Response, CourierError> {
+        let policy = target.deduplication ?? deduplication
+        let exchanged: Result<Response, CourierError>
+        if policy != .disabled, policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
+            let key = InflightKey(request)
+        {
+            exchanged = await shared(key) {
+                await self.exchange(request, endpoint: endpoint, target: target)
+            }
+        } else {
+            exchanged = await exchange(request, endpoint: endpoint, target: target)
+        }
+        return exchanged.flatMap { response in
+            target.validation.accepts(response.statusCode) ? .success(response) : .failure(.statusCode(response))
+        }
+    }
+
+    /// The stub or the transport, within the deadline.
+    private nonisolated func exchange(
         _ request: URLRequest, endpoint: Endpoint, target: Target
     ) async -> Result<Response, CourierError> {
         let behavior = stubBehavior(target)
         let deadline = target.timeout ?? timeout
-        let response: Response
         do {
             let exchange: @Sendable () async throws -> Response =
                 switch behavior {
@@ -53,17 +88,22 @@ extension Provider {
                     }
                 }
             if let deadline {
-                response = try await Deadline.run(within: deadline, clock: clock, exchange)
-            } else {
-                response = try await exchange()
+                return .success(try await Deadline.run(within: deadline, clock: clock, exchange))
             }
+            return .success(try await exchange())
         } catch {
-            return .failure(CourierError(error))
+            return .failure(Self.failure(from: error))
         }
-        guard target.validation.accepts(response.statusCode) else {
-            return .failure(.statusCode(response))
+    }
+
+    /// `didReceive` then `process`.
+    private nonisolated func finish(
+        _ result: Result<Response, CourierError>, target: any TargetType
+    ) async -> Result<Response, CourierError> {
+        for plugin in plugins {
+            await plugin.didReceive(result, target: target)
         }
-        return .success(response)
+        return await process(result, target: target)
     }
 
     private nonisolated func process(
@@ -74,6 +114,17 @@ extension Provider {
             result = await plugin.process(result, target: target)
         }
         return result
+    }
+
+    private static func checkCancellation() throws(CourierError) {
+        if Task.isCancelled { throw .cancelled }
+    }
+
+    /// Wraps an error; an error of unknown kind from a cancelled task counts as cancellation.
+    private static func failure(from error: any Error) -> CourierError {
+        let wrapped = CourierError(error)
+        if case .underlying = wrapped, Task.isCancelled { return .cancelled }
+        return wrapped
     }
 }
 

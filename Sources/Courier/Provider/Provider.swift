@@ -39,6 +39,23 @@ public actor Provider<Target: TargetType> {
     /// The deadline for sending and receiving each request, unless its target sets one
     /// (``TargetType/timeout``). `nil`: none beyond the transport's own idle timeout.
     public nonisolated let timeout: Duration?
+    /// Which identical in-flight requests are merged, unless a target says otherwise
+    /// (``TargetType/deduplication``).
+    public nonisolated let deduplication: Deduplication
+
+    /// Requests in flight that others may join, by their prepared request. Only the actor touches
+    /// it: joining, completing and leaving are each one step on the actor, so no caller can slip
+    /// in after the answer went out and wait forever.
+    var inflight: [InflightKey: InflightEntry] = [:]
+    /// Numbers in-flight entries, so a late answer never reaches a newer entry with the same key.
+    var nextInflightID: UInt64 = 0
+
+    /// How many merged requests are in flight (entries in the de-duplication table), for tests and
+    /// metrics. `0` when nothing is shared.
+    public var inflightCount: Int { inflight.count }
+
+    /// How many callers are waiting on merged requests in flight.
+    public var inflightWaiterCount: Int { inflight.values.reduce(0) { $0 + $1.waiters.count } }
 
     /// Creates a provider.
     /// - Parameters:
@@ -49,6 +66,8 @@ public actor Provider<Target: TargetType> {
     ///   - plugins: Hooks, run in this order. Default: none.
     ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
     ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
+    ///   - deduplication: Which identical requests in flight are merged. Default:
+    ///     ``Deduplication/disabled``.
     public init(
         endpointMapping: @escaping EndpointMapping = Provider.defaultEndpointMapping(for:),
         requestMapping: @escaping RequestMapping = Provider.defaultRequestMapping(for:),
@@ -56,7 +75,8 @@ public actor Provider<Target: TargetType> {
         transport: any Transport = URLSessionTransport(),
         plugins: [any Plugin] = [],
         clock: any Clock<Duration> = ContinuousClock(),
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        deduplication: Deduplication = .disabled
     ) {
         self.endpointMapping = endpointMapping
         self.requestMapping = requestMapping
@@ -65,6 +85,7 @@ public actor Provider<Target: TargetType> {
         self.plugins = plugins
         self.clock = clock
         self.timeout = timeout
+        self.deduplication = deduplication
     }
 
     /// Sends the request for `target` and returns its response.
@@ -73,8 +94,9 @@ public actor Provider<Target: TargetType> {
     /// - Returns: The response, after validation and plugins' `process`.
     /// - Throws: ``CourierError``: ``CourierError/statusCode(_:)`` when validation fails,
     ///   ``CourierError/timedOut(_:)`` after the deadline, ``CourierError/cancelled`` when the
-    ///   calling task is cancelled, ``CourierError/underlying(_:_:)`` for transport failures, and
-    ///   mapping or encoding errors before anything is sent.
+    ///   calling task is cancelled (at any stage; a request already cancelled sends nothing),
+    ///   ``CourierError/underlying(_:_:)`` for transport failures, and mapping or encoding errors
+    ///   before anything is sent.
     public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
         try await perform(target).get()
     }
@@ -103,7 +125,7 @@ extension Provider {
 
     /// Stub every request with its sample response after `delay` on the provider's clock.
     /// - Parameter delay: How long each stubbed request waits.
-    /// - Returns: A stub closure for ``init(endpointMapping:requestMapping:stubBehavior:transport:plugins:clock:timeout:)``.
+    /// - Returns: A stub closure for the provider's `stubBehavior`.
     public static func delayedStub(_ delay: Duration) -> StubClosure {
         { _ in .delayed(delay) }
     }

@@ -36,6 +36,7 @@ public enum MultiTarget: TargetType {
     public var sampleData: Data { target.sampleData }
     public var sampleResponse: SampleResponse { target.sampleResponse }
     public var timeout: Duration? { target.timeout }
+    public var deduplication: Deduplication? { target.deduplication }
 }
 
 extension TargetType {

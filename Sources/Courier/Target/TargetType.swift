@@ -45,6 +45,10 @@ public protocol TargetType: Sendable {
     /// passes, the request fails with ``CourierError/timedOut(_:)``. Default: `nil` (use the
     /// provider's).
     var timeout: Duration? { get }
+
+    /// Whether requests for this target are merged with identical ones in flight, overriding the
+    /// provider's policy. Default: `nil` (use the provider's).
+    var deduplication: Deduplication? { get }
 }
 
 extension TargetType {
@@ -55,4 +59,5 @@ extension TargetType {
     public var sampleData: Data { Data() }
     public var sampleResponse: SampleResponse { .networkResponse(200, sampleData) }
     public var timeout: Duration? { nil }
+    public var deduplication: Deduplication? { nil }
 }

@@ -1,0 +1,294 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct DeduplicationTests {
+    /// A target whose method, body and per-target policy the test chooses.
+    struct Call: TargetType {
+        var id = 1
+        var method: HTTPMethod = .get
+        var body: Data? = nil
+        var deduplication: Deduplication? = nil
+        var validation: ValidationType = .none
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "items/\(id)" }
+        var task: HTTPTask { body.map { .data($0) } ?? .plain }
+    }
+
+    private func waiters<T>(_ provider: Provider<T>, _ count: Int) async -> Bool {
+        await eventually { await provider.inflightWaiterCount == count }
+    }
+
+    @Test func concurrentIdenticalRequestsMakeOneCall() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        let tasks = (0..<50).map { _ in Task { try await provider.request(Call()) } }
+        #expect(await waiters(provider, 50))
+        #expect(await provider.inflightCount == 1)
+        transport.release(statusCode: 200, data: Data("shared".utf8))
+        for task in tasks {
+            let response = try await task.value
+            #expect(response.data == Data("shared".utf8))
+        }
+        #expect(transport.calls == 1)
+        #expect(await provider.inflightCount == 0)
+    }
+
+    @Test func differentBodiesAreNotMerged() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .allMethods)
+        let a = Task { try await provider.request(Call(method: .post, body: Data("a".utf8))) }
+        let b = Task { try await provider.request(Call(method: .post, body: Data("b".utf8))) }
+        let a2 = Task { try await provider.request(Call(method: .post, body: Data("a".utf8))) }
+        await transport.waitForRequests(2)
+        #expect(await waiters(provider, 3))
+        #expect(await provider.inflightCount == 2)
+        transport.release()
+        _ = try await (a.value, b.value, a2.value)
+        #expect(transport.calls == 2)
+    }
+
+    @Test func differentHeadersOrURLsAreNotMerged() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(
+            requestMapping: { endpoint in
+                var request = try endpoint.urlRequest()
+                request.setValue(endpoint.url.lastPathComponent, forHTTPHeaderField: "X-Id")
+                return request
+            },
+            transport: transport, deduplication: .enabled)
+        let tasks = [1, 2, 1].map { id in Task { try await provider.request(Call(id: id)) } }
+        #expect(await waiters(provider, 3))
+        #expect(await provider.inflightCount == 2)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(transport.calls == 2)
+    }
+
+    @Test func defaultPolicyMergesOnlyReads() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        let posts = (0..<3).map { _ in Task { try await provider.request(Call(method: .post)) } }
+        let heads = (0..<3).map { _ in Task { try await provider.request(Call(method: .head)) } }
+        await transport.waitForRequests(4)
+        #expect(await waiters(provider, 3))
+        transport.release()
+        for task in posts + heads { _ = try await task.value }
+        #expect(transport.calls == 4)
+    }
+
+    @Test func disabledByDefault() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport)
+        let tasks = (0..<3).map { _ in Task { try await provider.request(Call()) } }
+        await transport.waitForRequests(3)
+        #expect(await provider.inflightCount == 0)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(transport.calls == 3)
+    }
+
+    @Test func targetOverridesTheProvider() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .disabled)
+        let merged = (0..<3).map { _ in Task { try await provider.request(Call(deduplication: .enabled)) } }
+        let separate = (0..<2).map { _ in Task { try await provider.request(Call(id: 2, deduplication: .disabled)) } }
+        await transport.waitForRequests(3)
+        #expect(await waiters(provider, 3))
+        transport.release()
+        for task in merged + separate { _ = try await task.value }
+        #expect(transport.calls == 3)
+
+        let optOut = Provider<Call>(transport: RecordingTransport(), deduplication: .allMethods)
+        _ = try await optOut.request(Call(deduplication: .methods([.put])))
+        #expect(await optOut.inflightCount == 0)
+    }
+
+    @Test func oneWaiterCancelsAloneAndAtOnce() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        let leaving = Task { try await provider.request(Call()) }
+        let staying = (0..<3).map { _ in Task { try await provider.request(Call()) } }
+        #expect(await waiters(provider, 4))
+        leaving.cancel()
+        // Answered before the shared call finishes.
+        #expect(((await leaving.result).failure as? CourierError)?.isCancellation == true)
+        #expect(await provider.inflightWaiterCount == 3)
+        #expect(transport.cancellations == 0)
+        transport.release(statusCode: 200)
+        for task in staying {
+            #expect(try await task.value.statusCode == 200)
+        }
+        #expect(transport.calls == 1)
+    }
+
+    @Test func lastWaiterLeavingCancelsTheCall() async {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        let tasks = (0..<5).map { _ in Task { try await provider.request(Call()) } }
+        await transport.waitForRequests(1)
+        #expect(await waiters(provider, 5))
+        for task in tasks.shuffled() { task.cancel() }
+        for task in tasks {
+            #expect(((await task.result).failure as? CourierError)?.isCancellation == true)
+        }
+        #expect(await eventually { transport.cancellations == 1 })
+        #expect(await provider.inflightCount == 0)
+    }
+
+    @Test func requestAfterCompletionStartsANewCall() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        #expect(await provider.inflightCount == 0)
+        let first = Task { try await provider.request(Call()) }
+        await transport.waitForRequests(1)
+        #expect(await provider.inflightCount == 1)
+        transport.release(data: Data("one".utf8))
+        #expect(try await first.value.data == Data("one".utf8))
+        #expect(await provider.inflightCount == 0)
+
+        let second = Task { try await provider.request(Call()) }
+        await transport.waitForRequests(1)
+        transport.release(data: Data("two".utf8))
+        #expect(try await second.value.data == Data("two".utf8))
+        #expect(transport.calls == 2)
+    }
+
+    @Test func allWaitersGetTheSameError() async {
+        let provider = Provider<Call>(
+            transport: RecordingTransport { _ in throw URLError(.networkConnectionLost) }, deduplication: .enabled)
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    do throws(CourierError) {
+                        _ = try await provider.request(Call())
+                        return false
+                    } catch {
+                        return (error.underlyingError as? URLError)?.code == .networkConnectionLost
+                    }
+                }
+            }
+            for await matched in group { #expect(matched) }
+        }
+    }
+
+    /// Hooks run per caller (each caller's request passes every hook once); the transport runs once.
+    @Test func pluginsRunPerCallerAndValidationPerTarget() async throws {
+        let transport = GatedTransport()
+        let log = EventLog()
+        let provider = Provider<Call>(
+            transport: transport, plugins: [RecordingPlugin("A", log: log)], deduplication: .enabled)
+        let lenient = (0..<2).map { _ in Task { try await provider.request(Call()) } }
+        let strict = Task { try await provider.request(Call(validation: .customCodes([200]))) }
+        #expect(await waiters(provider, 3))
+        transport.release(statusCode: 202)
+        for task in lenient { #expect(try await task.value.statusCode == 202) }
+        #expect(((await strict.result).failure as? CourierError)?.response?.statusCode == 202)
+        #expect(transport.calls == 1)
+        let events = log.all
+        #expect(events.filter { $0 == "A.willSend" }.count == 3)
+        #expect(events.filter { $0 == "A.didReceive(202)" }.count == 2)
+        #expect(events.filter { $0 == "A.didReceive(statusCode 202)" }.count == 1)
+        #expect(events.filter { $0.hasPrefix("A.process") }.count == 3)
+    }
+
+    @Test func stubbedRequestsAreMergedToo() async throws {
+        let clock = TestClock()
+        let provider = Provider<Call>(
+            stubBehavior: { _ in .delayed(.seconds(1)) }, clock: clock, deduplication: .enabled)
+        let tasks = (0..<10).map { _ in Task { try await provider.request(Call()) } }
+        #expect(await waiters(provider, 10))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        for task in tasks { #expect(try await task.value.statusCode == 200) }
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct DeduplicationStressTests {
+    @Test func tenThousandIdenticalRequestsMakeOneCall() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<DeduplicationTests.Call>(transport: transport, deduplication: .enabled)
+        let count = 10_000
+        try await withThrowingTaskGroup(of: Data.self) { group in
+            for _ in 0..<count {
+                group.addTask { try await provider.request(DeduplicationTests.Call()).data }
+            }
+            #expect(await eventually { await provider.inflightWaiterCount == count })
+            transport.release(data: Data("once".utf8))
+            var answered = 0
+            for try await data in group {
+                #expect(data == Data("once".utf8))
+                answered += 1
+            }
+            #expect(answered == count)
+        }
+        #expect(transport.calls == 1)
+        #expect(await provider.inflightCount == 0)
+    }
+
+    /// 1,000 requests over a few keys, each cancelled (or not) at a random moment in a random
+    /// stage; every caller is answered and the table ends empty. Repeated 20 times.
+    @Test(arguments: 0..<20)
+    func randomCancellationStorm(round: Int) async throws {
+        struct Yielding: Plugin {
+            func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+                for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
+                return request
+            }
+        }
+        let transport = GatedTransport()
+        let provider = Provider<DeduplicationTests.Call>(
+            endpointMapping: { target in
+                for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
+                return try Endpoint(target: target)
+            },
+            requestMapping: { endpoint in
+                for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
+                return try endpoint.urlRequest()
+            },
+            transport: transport,
+            plugins: [Yielding()],
+            deduplication: .enabled
+        )
+        let tasks = (0..<1_000).map { index in
+            Task { () -> Result<Response, CourierError> in
+                do throws(CourierError) {
+                    return .success(try await provider.request(DeduplicationTests.Call(id: index % 7)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        for task in tasks.shuffled() {
+            if Bool.random() { task.cancel() }
+            for _ in 0..<Int.random(in: 0...3) { await Task.yield() }
+            if Int.random(in: 0..<50) == 0 { transport.release() }
+        }
+        // Answer whatever still waits, until every caller is answered (bounded).
+        let finished = Locked(0)
+        let watchers = tasks.map { task in
+            Task {
+                _ = await task.value
+                finished.withLock { $0 += 1 }
+            }
+        }
+        #expect(
+            await eventually {
+                transport.release()
+                return finished.withLock { $0 } == tasks.count
+            })
+        for watcher in watchers { await watcher.value }
+        for task in tasks {
+            switch await task.value {
+            case .success(let response): #expect(response.statusCode == 200)
+            case .failure(let error): #expect(error.isCancellation, "\(error)")
+            }
+        }
+        #expect(await provider.inflightCount == 0)
+        #expect(await provider.inflightWaiterCount == 0)
+    }
+}

@@ -1,0 +1,78 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Cancellation reaching a real socket, against the local httpbin.
+@Suite(.enabled(if: HTTPBin.isAvailable, "needs COURIER_HTTPBIN_URL (run scripts/test)"), .timeLimit(.minutes(2)))
+struct IntegrationCancellationTests {
+    /// Signals when the request is handed to the transport.
+    struct SentSignal: Plugin {
+        let gate: StageGate
+        func willSend(_ request: URLRequest, target: any TargetType) async {
+            try? await gate.pass()
+        }
+    }
+
+    /// Cancels a request waiting on the server and returns how long the error took.
+    private func cancelWhileWaiting(on path: String) async throws -> Duration {
+        let sent = StageGate()
+        sent.open()
+        let provider = Provider<Bin>(plugins: [SentSignal(gate: sent)])
+        let request = Task { try await provider.request(Bin(path: path)) }
+        await sent.waitForArrivals(1)
+        let cancelledAt = ContinuousClock.now
+        request.cancel()
+        let error = (await request.result).failure as? CourierError
+        let latency = ContinuousClock.now - cancelledAt
+        #expect(error?.isCancellation == true, "\(String(describing: error))")
+        return latency
+    }
+
+    @Test func cancellingASlowResponseThrowsPromptly() async throws {
+        let latency = try await cancelWhileWaiting(on: "delay/5")
+        // The server would answer after 5 s; the cancel ends it well before (typically ~1 ms; the
+        // bound is loose so a loaded CI machine cannot make it flaky, the benchmark measures p99).
+        #expect(latency < .seconds(1), "cancel took \(latency)")
+    }
+
+    @Test func cancellingDuringADripBodyThrows() async throws {
+        // Headers come at once, then one byte a second for 5 s: the cancel lands in the body.
+        let latency = try await cancelWhileWaiting(on: "drip?duration=5&numbytes=5&delay=0&code=200")
+        #expect(latency < .seconds(1), "cancel took \(latency)")
+    }
+
+    @Test func aCancelledRequestDoesNotBlockTheNextOne() async throws {
+        let provider = Provider<Bin>()
+        for _ in 0..<3 {
+            let slow = Task { try await provider.request(Bin(path: "delay/5")) }
+            slow.cancel()
+            _ = await slow.result
+            let response = try await provider.request(Bin(path: "get", timeout: .seconds(5)))
+            #expect(response.statusCode == 200)
+        }
+    }
+
+    @Test func deduplicatedRealRequestsShareOneCall() async throws {
+        let provider = Provider<Bin>(deduplication: .enabled)
+        // Twenty callers join within the server's one-second delay.
+        let identities = try await withThrowingTaskGroup(of: ObjectIdentifier?.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let response = try await provider.request(Bin(path: "delay/1"))
+                    return response.response.map(ObjectIdentifier.init)
+                }
+            }
+            var identities = Set<ObjectIdentifier?>()
+            for try await identity in group { identities.insert(identity) }
+            return identities
+        }
+        // Separate calls would each have their own HTTPURLResponse; one call shares one.
+        #expect(identities.count == 1)
+        #expect(identities.first ?? nil != nil)
+        #expect(await provider.inflightCount == 0)
+    }
+}
