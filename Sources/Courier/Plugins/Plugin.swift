@@ -16,7 +16,13 @@ import Foundation
 ///
 /// When the endpoint mapping, the request mapping or a `prepare` fails, nothing is sent:
 /// `willSend` and `didReceive` are skipped and the failure still goes through `process`.
-/// `didReceive` is called exactly when `willSend` was.
+///
+/// A cancelled request, at whatever stage, reaches `didReceive` and `process` exactly once each
+/// with ``CourierError/cancelled`` (`willSend` only if it got that far).
+///
+/// With de-duplication (``Deduplication``), hooks run per caller: every caller's request passes
+/// `prepare`, `willSend`, `didReceive` and `process` once, while the transport is called once for
+/// all of them.
 ///
 /// Plugins receive the target a ``MultiTarget`` wraps, not the wrapper.
 public protocol Plugin: Sendable {
