@@ -45,8 +45,36 @@ extension Endpoint {
                 forcedBody = .url(options)
             }
             try Self.encode(bodyParameters, with: forcedBody, method: method, into: &request)
+        case .uploadFile(let fileURL, let urlParameters):
+            try Self.requireBody(for: method, what: "a file upload")
+            guard fileURL.isFileURL, FileManager.default.isReadableFile(atPath: fileURL.path) else {
+                throw .requestMapping("the upload file \(fileURL.path) cannot be read")
+            }
+            try Self.appendQuery(urlParameters, to: &request)
+        case .uploadMultipart(let form, let urlParameters):
+            try Self.requireBody(for: method, what: "a multipart upload")
+            try MultipartEncoder.validate(form)
+            try Self.appendQuery(urlParameters, to: &request)
+            let length = try MultipartEncoder.totalLength(form)
+            request.setValue(MultipartEncoder.contentType(form), forHTTPHeaderField: "Content-Type")
+            request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            if length <= UInt64(max(0, form.memoryThreshold)) {
+                request.httpBody = try MultipartEncoder.encodeInMemory(form)
+            }
+        // Larger bodies are streamed to a temporary file when the request is sent.
+        case .download:
+            break
+        case .downloadParameters(let parameters, let encoding, _):
+            try Self.encode(parameters, with: encoding, method: method, into: &request)
         }
         return request
+    }
+
+    /// Uploads need a method that can carry a body.
+    static func requireBody(for method: HTTPMethod, what: String) throws(CourierError) {
+        if method == .get || method == .head || method == .trace {
+            throw .requestMapping("\(what) cannot use \(method.rawValue), which carries no body")
+        }
     }
 
     static func setJSONBody(

@@ -4,20 +4,41 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What makes two prepared requests the same: method, URL, headers and body bytes.
+/// What makes two prepared requests the same: method, URL, headers and body bytes (for a file
+/// upload, the file; for a multipart body built at send time, its parts).
 struct InflightKey: Hashable, Sendable {
+    enum BodySource: Hashable, Sendable {
+        case file(URL)
+        case multipart(MultipartFormData)
+    }
+
     let method: String
     let url: URL?
     let headers: [String: String]
     let body: Data?
+    let bodySource: BodySource?
 
-    /// `nil` for a request whose body is a stream: its bytes cannot be compared, so it is never merged.
-    init?(_ request: URLRequest) {
+    /// `nil` for a request whose body cannot be compared (a body stream, a multipart form with a
+    /// stream part): it is never merged.
+    init?(_ request: URLRequest, task: HTTPTask) {
         guard request.httpBodyStream == nil else { return nil }
         method = request.httpMethod ?? "GET"
         url = request.url
         headers = request.allHTTPHeaderFields ?? [:]
         body = request.httpBody
+        switch task {
+        case .uploadFile(let file, _):
+            bodySource = .file(file)
+        case .uploadMultipart(let form, _) where request.httpBody == nil:
+            let hasStream = form.parts.contains {
+                if case .stream = $0.content { return true }
+                return false
+            }
+            guard !hasStream else { return nil }
+            bodySource = .multipart(form)
+        default:
+            bodySource = nil
+        }
     }
 }
 

@@ -12,7 +12,9 @@ extension Provider {
     /// the stub delay, the transport) end as soon as they honour cancellation. However it happens,
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
-    nonisolated func perform(_ target: Target) async -> Result<Response, CourierError> {
+    nonisolated func perform(
+        _ target: Target, progress: ProgressReporter? = nil
+    ) async -> Result<Response, CourierError> {
         let pluginTarget = plugins.isEmpty ? target : target.pluginTarget
 
         let endpoint: Endpoint
@@ -39,7 +41,7 @@ extension Provider {
         for plugin in plugins {
             await plugin.willSend(request, target: pluginTarget)
         }
-        var result = await send(request, endpoint: endpoint, target: target)
+        var result = await send(request, endpoint: endpoint, target: target, progress: progress)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -48,29 +50,32 @@ extension Provider {
     }
 
     /// Sends through the stub or the transport (shared with identical requests in flight when the
-    /// policy says so), then validates for this caller's target.
+    /// policy says so), validates for this caller's target, and saves a download.
     private nonisolated func send(
-        _ request: URLRequest, endpoint: Endpoint, target: Target
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
         let policy = target.deduplication ?? deduplication
         let exchanged: Result<Response, CourierError>
-        if policy != .disabled, policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
-            let key = InflightKey(request)
+        if policy != .disabled, progress == nil, endpoint.task.downloadDestination == nil,
+            policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
+            let key = InflightKey(request, task: endpoint.task)
         {
             exchanged = await shared(key) {
-                await self.exchange(request, endpoint: endpoint, target: target)
+                await self.exchange(request, endpoint: endpoint, target: target, progress: nil)
             }
         } else {
-            exchanged = await exchange(request, endpoint: endpoint, target: target)
+            exchanged = await exchange(request, endpoint: endpoint, target: target, progress: progress)
         }
-        return exchanged.flatMap { response in
+        let validated = exchanged.flatMap { response in
             target.validation.accepts(response.statusCode) ? .success(response) : .failure(.statusCode(response))
         }
+        guard let destination = endpoint.task.downloadDestination else { return validated }
+        return Self.saveDownload(validated, to: destination)
     }
 
     /// The stub or the transport, within the deadline.
     private nonisolated func exchange(
-        _ request: URLRequest, endpoint: Endpoint, target: Target
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
         let behavior = stubBehavior(target)
         let deadline = target.timeout ?? timeout
@@ -78,13 +83,13 @@ extension Provider {
             let exchange: @Sendable () async throws -> Response =
                 switch behavior {
                 case .never:
-                    { [transport] in try await transport.send(request) }
+                    { [transport] in try await Self.transfer(request, task: endpoint.task, over: transport, progress: progress) }
                 case .immediate:
-                    { try StubResponder.response(for: request, sample: endpoint.sampleResponse()) }
+                    { try StubResponder.response(for: request, endpoint: endpoint) }
                 case .delayed(let delay):
                     { [clock] in
                         try await clock.sleep(for: delay)
-                        return try StubResponder.response(for: request, sample: endpoint.sampleResponse())
+                        return try StubResponder.response(for: request, endpoint: endpoint)
                     }
                 }
             if let deadline {
@@ -93,6 +98,75 @@ extension Provider {
             return .success(try await exchange())
         } catch {
             return .failure(Self.failure(from: error))
+        }
+    }
+
+    /// Builds the transfer for the task (file body, multipart through a temporary file, download
+    /// to a temporary file), sends it, and removes the temporary body file whatever happens.
+    private static func transfer(
+        _ request: URLRequest, task: HTTPTask, over transport: any Transport, progress: ProgressReporter?
+    ) async throws -> Response {
+        var transfer = Transfer(request: request)
+        var temporaryBody: URL?
+        defer {
+            if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
+        }
+        switch task {
+        case .uploadFile(let url, _):
+            transfer.body = .file(url)
+        case .uploadMultipart(let form, _) where request.httpBody == nil && request.httpBodyStream == nil:
+            let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
+            temporaryBody = file
+            transfer.body = .file(file)
+        case .download, .downloadParameters:
+            transfer.destination = .file(TemporaryFiles.newDownloadURL())
+        default:
+            break
+        }
+        if let progress {
+            progress.start(uploadLength: uploadLength(of: transfer))
+            transfer.progress = { progress.report($0) }
+        }
+        return try await transport.send(transfer)
+    }
+
+    private static func uploadLength(of transfer: Transfer) -> Int64? {
+        switch transfer.body {
+        case .file(let url):
+            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+            return size?.int64Value
+        case .inRequest:
+            if let body = transfer.request.httpBody { return Int64(body.count) }
+            return transfer.request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        }
+    }
+
+    /// Moves a successful download to its destination; removes the temporary file otherwise.
+    private static func saveDownload(
+        _ result: Result<Response, CourierError>, to destination: DownloadDestination
+    ) -> Result<Response, CourierError> {
+        switch result {
+        case .success(let response):
+            guard let temporary = response.fileURL else { return result }
+            do {
+                let httpResponse =
+                    response.response
+                    ?? HTTPURLResponse(
+                        url: response.request?.url ?? temporary, statusCode: response.statusCode,
+                        httpVersion: "HTTP/1.1", headerFields: nil)
+                guard let httpResponse else { throw CourierError.downloadDestination(URLError(.badServerResponse)) }
+                let final = try destination.resolve(temporaryURL: temporary, response: httpResponse)
+                try destination.move(temporary, to: final)
+                return .success(response.moved(to: final))
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                return .failure(CourierError(error))
+            }
+        case .failure(let error):
+            if let temporary = error.response?.fileURL {
+                try? FileManager.default.removeItem(at: temporary)
+            }
+            return result
         }
     }
 
@@ -128,8 +202,27 @@ extension Provider {
     }
 }
 
+/// Names for the temporary files Courier creates (and always removes).
+enum TemporaryFiles {
+    static func newDownloadURL() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).part")
+    }
+}
+
 /// Turns a sample response into the response a stubbed request answers with.
 enum StubResponder {
+    /// The endpoint's sample response; for a download, its body is saved to a temporary file as a
+    /// real download would be.
+    static func response(for request: URLRequest, endpoint: Endpoint) throws -> Response {
+        let response = try response(for: request, sample: endpoint.sampleResponse())
+        guard endpoint.task.downloadDestination != nil else { return response }
+        let file = TemporaryFiles.newDownloadURL()
+        try response.data.write(to: file)
+        return Response(
+            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
+            fileURL: file)
+    }
+
     static func response(for request: URLRequest, sample: SampleResponse) throws -> Response {
         switch sample {
         case .networkResponse(let statusCode, let data):

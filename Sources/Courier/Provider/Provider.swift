@@ -100,6 +100,39 @@ public actor Provider<Target: TargetType> {
     public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
         try await perform(target).get()
     }
+
+    /// Sends the request for `target` and reports its progress.
+    ///
+    /// ```swift
+    /// for try await event in provider.requestWithProgress(.download(id)) {
+    ///     if let fraction = event.fraction { bar.update(fraction) }
+    ///     if let response = event.response { print("saved to", response.fileURL!) }
+    /// }
+    /// ```
+    ///
+    /// Events come while the body is sent and while the response arrives (see ``ProgressEvent``);
+    /// the last one is completed and carries the response. A stubbed request yields just that
+    /// completed event. The request starts at once; ending the iteration early (`break`, dropping
+    /// the stream) or cancelling the iterating task cancels it and removes its temporary files.
+    /// Requests with progress are never merged with others in flight.
+    ///
+    /// - Parameter target: What to request.
+    /// - Returns: The events; the stream throws the request's ``CourierError``.
+    public nonisolated func requestWithProgress(_ target: Target) -> AsyncThrowingStream<ProgressEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: ProgressEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(256))
+        let reporter = ProgressReporter(continuation)
+        let task = Task {
+            switch await perform(target, progress: reporter) {
+            case .success(let response): reporter.finish(with: response)
+            case .failure(let error): reporter.fail(error)
+            }
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        return stream
+    }
 }
 
 extension Provider {

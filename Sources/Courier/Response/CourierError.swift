@@ -16,6 +16,11 @@ public enum CourierError: Error, Sendable {
     case parameterEncoding(any Error)
     /// An `Encodable` body could not be encoded (the encoder's error).
     case encodableMapping(any Error)
+    /// A multipart body could not be built (``MultipartFailure``, or a file error).
+    case multipartEncoding(any Error)
+    /// A download could not be saved where its ``DownloadDestination`` said (``DownloadFailure``,
+    /// or a file error).
+    case downloadDestination(any Error)
     /// The status code failed validation or a `filter`; carries the response.
     case statusCode(Response)
     /// The body is not valid JSON, or a key path led nowhere.
@@ -39,7 +44,8 @@ public enum CourierError: Error, Sendable {
             response
         case .underlying(_, let response):
             response
-        case .requestMapping, .parameterEncoding, .encodableMapping, .timedOut, .cancelled:
+        case .requestMapping, .parameterEncoding, .encodableMapping, .multipartEncoding,
+            .downloadDestination, .timedOut, .cancelled:
             nil
         }
     }
@@ -47,8 +53,9 @@ public enum CourierError: Error, Sendable {
     /// The error that caused this one, when there is one.
     public var underlyingError: (any Error)? {
         switch self {
-        case .parameterEncoding(let error), .encodableMapping(let error), .jsonMapping(let error, _),
-            .objectMapping(let error, _), .underlying(let error, _):
+        case .parameterEncoding(let error), .encodableMapping(let error), .multipartEncoding(let error),
+            .downloadDestination(let error), .jsonMapping(let error, _), .objectMapping(let error, _),
+            .underlying(let error, _):
             error
         case .requestMapping, .statusCode, .stringMapping, .timedOut, .cancelled:
             nil
@@ -101,6 +108,10 @@ extension CourierError: LocalizedError {
             "Could not encode the parameters: \(error)."
         case .encodableMapping(let error):
             "Could not encode the body: \(error)."
+        case .multipartEncoding(let error):
+            "Could not build the multipart body: \(error)."
+        case .downloadDestination(let error):
+            "Could not save the download: \(error)."
         case .statusCode(let response):
             "Status code \(response.statusCode) is not accepted."
         case .jsonMapping(let error, let response):

@@ -14,6 +14,8 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     public let request: URLRequest?
     /// The HTTP response, with its headers.
     public let response: HTTPURLResponse?
+    /// For a download, the file the body was saved to (``data`` is then empty).
+    public let fileURL: URL?
 
     /// Creates a response.
     /// - Parameters:
@@ -21,15 +23,26 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     ///   - data: The body.
     ///   - request: The request that was sent. Default: `nil`.
     ///   - response: The HTTP response. Default: `nil`.
-    public init(statusCode: Int, data: Data, request: URLRequest? = nil, response: HTTPURLResponse? = nil) {
+    ///   - fileURL: For a download, where the body was saved. Default: `nil`.
+    public init(
+        statusCode: Int, data: Data, request: URLRequest? = nil, response: HTTPURLResponse? = nil,
+        fileURL: URL? = nil
+    ) {
         self.statusCode = statusCode
         self.data = data
         self.request = request
         self.response = response
+        self.fileURL = fileURL
+    }
+
+    /// A copy saved at `fileURL` instead.
+    func moved(to fileURL: URL) -> Response {
+        Response(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
     }
 
     public var description: String {
-        "Status Code: \(statusCode), Data Length: \(data.count)"
+        if let fileURL { return "Status Code: \(statusCode), File: \(fileURL.path)" }
+        return "Status Code: \(statusCode), Data Length: \(data.count)"
     }
 
     public var debugDescription: String { description }

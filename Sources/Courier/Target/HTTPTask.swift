@@ -25,6 +25,26 @@ public enum HTTPTask: Sendable {
     /// ``ParameterEncoding/queryString``) plus URL query parameters.
     case compositeParameters(
         bodyParameters: Parameters, bodyEncoding: ParameterEncoding, urlParameters: Parameters)
+    /// Uploads a file, streamed from disk, plus URL query parameters. Set `Content-Type` in the
+    /// headers. The method must be able to carry a body (not `GET`, `HEAD` or `TRACE`).
+    case uploadFile(URL, urlParameters: Parameters = [:])
+    /// Uploads a `multipart/form-data` body, plus URL query parameters. Sets `Content-Type` (with
+    /// the boundary) and `Content-Length`. Large bodies go through a temporary file (see
+    /// ``MultipartFormData/memoryThreshold``). The method must be able to carry a body.
+    case uploadMultipart(MultipartFormData, urlParameters: Parameters = [:])
+    /// Downloads the response body to a file, streamed to disk, then moved to `destination` when
+    /// the request succeeds. ``Response/fileURL`` is where it went.
+    case download(DownloadDestination)
+    /// A download whose request carries parameters.
+    case downloadParameters(Parameters, encoding: ParameterEncoding, destination: DownloadDestination)
+
+    /// The download destination, for the download cases.
+    var downloadDestination: DownloadDestination? {
+        switch self {
+        case .download(let destination), .downloadParameters(_, _, let destination): destination
+        default: nil
+        }
+    }
 }
 
 extension HTTPTask: Hashable {
@@ -45,6 +65,14 @@ extension HTTPTask: Hashable {
             .compositeParameters(let bodyB, let encodingB, let urlB)
         ):
             bodyA == bodyB && encodingA == encodingB && urlA == urlB
+        case (.uploadFile(let a, let urlA), .uploadFile(let b, let urlB)):
+            a == b && urlA == urlB
+        case (.uploadMultipart(let a, let urlA), .uploadMultipart(let b, let urlB)):
+            a == b && urlA == urlB
+        case (.download(let a), .download(let b)):
+            a == b
+        case (.downloadParameters(let a, let encodingA, let destA), .downloadParameters(let b, let encodingB, let destB)):
+            a == b && encodingA == encodingB && destA == destB
         default:
             false
         }
@@ -73,6 +101,22 @@ extension HTTPTask: Hashable {
             hasher.combine(body)
             hasher.combine(encoding)
             hasher.combine(urlParameters)
+        case .uploadFile(let url, let urlParameters):
+            hasher.combine(6)
+            hasher.combine(url)
+            hasher.combine(urlParameters)
+        case .uploadMultipart(let form, let urlParameters):
+            hasher.combine(7)
+            hasher.combine(form)
+            hasher.combine(urlParameters)
+        case .download(let destination):
+            hasher.combine(8)
+            hasher.combine(destination)
+        case .downloadParameters(let parameters, let encoding, let destination):
+            hasher.combine(9)
+            hasher.combine(parameters)
+            hasher.combine(encoding)
+            hasher.combine(destination)
         }
     }
 

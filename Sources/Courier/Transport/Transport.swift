@@ -12,6 +12,10 @@ import Foundation
 /// - stop promptly when the calling Swift task is cancelled, throwing any error (the provider
 ///   reports cancellation as ``CourierError/cancelled``);
 /// - be safe to call concurrently.
+///
+/// Only ``send(_:)-(URLRequest)`` is required. Uploads from files, downloads to files and progress
+/// go through ``send(_:)-(Transfer)``, whose default builds on the first (buffering in memory);
+/// override it to stream.
 public protocol Transport: Sendable {
     /// Sends `request` and waits for the whole response.
     /// - Parameter request: The final request, after plugins' `prepare`.
@@ -19,4 +23,12 @@ public protocol Transport: Sendable {
     /// - Throws: Any error; the provider wraps it in ``CourierError/underlying(_:_:)`` unless it
     ///   already is a ``CourierError``.
     func send(_ request: URLRequest) async throws -> Response
+
+    /// Runs a transfer: a request whose body may come from a file, whose response body may go to
+    /// a file, with progress reports.
+    /// - Parameter transfer: The request, body source, destination and progress callback.
+    /// - Returns: The response; for a file destination, ``Response/fileURL`` is set and
+    ///   ``Response/data`` is empty.
+    /// - Throws: Any error, as for ``send(_:)-(URLRequest)``.
+    func send(_ transfer: Transfer) async throws -> Response
 }

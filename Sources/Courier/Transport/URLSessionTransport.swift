@@ -43,19 +43,43 @@ public final class URLSessionTransport: Transport {
     }
 
     public func send(_ request: URLRequest) async throws -> Response {
+        try await send(Transfer(request: request))
+    }
+
+    /// Runs a transfer, streaming both ways: a file body is uploaded from the file, a file
+    /// destination is written chunk by chunk as the response arrives, and progress is reported as
+    /// bytes move. On failure or cancellation a partly written destination file is removed.
+    public func send(_ transfer: Transfer) async throws -> Response {
+        var sink = SessionRouter.Sink.memory(Data())
+        if case .file(let url) = transfer.destination {
+            sink = try SessionRouter.Sink.file(at: url)
+        }
         let latch = CancellationLatch()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request)
-                router.register(task, request: request, continuation: continuation)
-                if latch.start(task) {
-                    task.resume()
-                } else {
-                    router.fail(task, with: CancellationError())
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let task: URLSessionTask =
+                        switch transfer.body {
+                        case .inRequest: session.dataTask(with: transfer.request)
+                        case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
+                        }
+                    router.register(
+                        task, request: transfer.request, sink: sink, progress: transfer.progress,
+                        continuation: continuation)
+                    if latch.start(task) {
+                        task.resume()
+                    } else {
+                        router.fail(task, with: CancellationError())
+                    }
                 }
+            } onCancel: {
+                latch.cancel()
             }
-        } onCancel: {
-            latch.cancel()
+        } catch {
+            if case .file(let url) = transfer.destination {
+                try? FileManager.default.removeItem(at: url)
+            }
+            throw error
         }
     }
 }

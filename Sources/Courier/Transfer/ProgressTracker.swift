@@ -1,0 +1,72 @@
+/// The bookkeeping behind progress events: a pure state machine, fed transport reports, that
+/// returns the event to publish (or `nil` when nothing visible changed).
+///
+/// Guarantees: `fraction` never decreases; it is `nil` while the main direction's total is
+/// unknown; exactly one event is completed, the last; nothing is emitted after it.
+struct ProgressTracker {
+    enum Direction { case upload, download }
+
+    /// The direction `fraction` follows.
+    let primary: Direction
+    private(set) var upload: ProgressEvent.Bytes?
+    private(set) var download: ProgressEvent.Bytes?
+    private var lastFraction: Double?
+    private(set) var isFinished = false
+
+    /// - Parameter uploadLength: The request body's size; `nil` or 0 when there is no body, making
+    ///   the download the main direction.
+    init(uploadLength: Int64?) {
+        if let uploadLength, uploadLength > 0 {
+            primary = .upload
+            upload = ProgressEvent.Bytes(completed: 0, total: uploadLength)
+        } else {
+            primary = .download
+        }
+    }
+
+    mutating func handle(_ report: TransferProgress) -> ProgressEvent? {
+        guard !isFinished else { return nil }
+        switch report {
+        case .sent(let bytes, let total):
+            let known = total.flatMap { $0 > 0 ? $0 : nil } ?? upload?.total
+            let completed = max(bytes, upload?.completed ?? 0)
+            let next = ProgressEvent.Bytes(completed: completed, total: known)
+            guard next != upload else { return nil }
+            upload = next
+        case .responseStarted(let expectedLength):
+            download = ProgressEvent.Bytes(completed: 0, total: expectedLength.flatMap { $0 >= 0 ? $0 : nil })
+        case .received(let bytes):
+            var next = download ?? ProgressEvent.Bytes(completed: 0, total: nil)
+            next.completed = max(next.completed, bytes)
+            if let total = next.total, next.completed > total {
+                // More than announced (a lying or compressed length): the total was wrong.
+                next.total = nil
+            }
+            guard next != download else { return nil }
+            download = next
+        }
+        return event(response: nil)
+    }
+
+    /// The last event: completed, fraction 1.
+    mutating func finish(with response: Response) -> ProgressEvent? {
+        guard !isFinished else { return nil }
+        isFinished = true
+        lastFraction = 1
+        return ProgressEvent(upload: upload, download: download, fraction: 1, response: response)
+    }
+
+    private mutating func event(response: Response?) -> ProgressEvent {
+        let current = primary == .upload ? upload?.fraction : download?.fraction
+        var fraction: Double?
+        if let current {
+            // Never backwards.
+            fraction = min(max(current, lastFraction ?? 0), 1)
+            lastFraction = fraction
+        } else {
+            // Unknown total: indeterminate, unless a fraction was already shown (keep it).
+            fraction = lastFraction
+        }
+        return ProgressEvent(upload: upload, download: download, fraction: fraction, response: response)
+    }
+}
