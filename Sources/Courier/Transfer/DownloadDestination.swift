@@ -54,8 +54,9 @@ public struct DownloadDestination: Sendable, Hashable {
         DownloadDestination(kind: .folder(folder, fileName), options: options)
     }
 
-    /// Saves into `folder` under the server's suggested file name (`Content-Disposition`, else the
-    /// URL's last path component), confined to the folder.
+    /// Saves into `folder` under the server's suggested file name (`Content-Disposition`'s
+    /// `filename*` or `filename`, else the URL's last path component, else `download`), confined to
+    /// the folder.
     /// - Parameters:
     ///   - folder: The folder.
     ///   - options: Default: `[.createIntermediateDirectories]`.
@@ -64,7 +65,7 @@ public struct DownloadDestination: Sendable, Hashable {
         in folder: URL, options: Options = [.createIntermediateDirectories]
     ) -> DownloadDestination {
         .folder(folder, options: options) { _, response in
-            response.suggestedFilename ?? response.url?.lastPathComponent ?? "download"
+            SuggestedFileName.from(response)
         }
     }
 
@@ -158,5 +159,47 @@ public enum DownloadFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .fileExists(let url): "a file already exists at \(url.path)"
         case .notAFileURL(let url): "\(url.absoluteString) is not a file URL"
         }
+    }
+}
+
+/// The file name a response suggests: RFC 6266 `Content-Disposition` (`filename*` in RFC 8187
+/// form first, then `filename`), else the URL's last path component, else `download`. The result
+/// is still confined to its folder by the destination.
+enum SuggestedFileName {
+    static func from(_ response: HTTPURLResponse) -> String {
+        if let header = response.value(forHTTPHeaderField: "Content-Disposition"),
+            let name = fromContentDisposition(header), !name.isEmpty
+        {
+            return name
+        }
+        if let last = response.url?.lastPathComponent, !last.isEmpty, last != "/" {
+            return last
+        }
+        return "download"
+    }
+
+    static func fromContentDisposition(_ header: String) -> String? {
+        var plain: String?
+        for parameter in header.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard pair.count == 2 else { continue }
+            let key = pair[0].lowercased()
+            var value = pair[1]
+            if key == "filename*" {
+                // charset'language'percent-encoded
+                let pieces = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+                if pieces.count == 3, let decoded = String(pieces[2]).removingPercentEncoding {
+                    return decoded
+                }
+            } else if key == "filename" {
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                    value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+                }
+                plain = value
+            }
+        }
+        return plain
     }
 }

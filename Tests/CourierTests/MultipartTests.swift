@@ -1,0 +1,210 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct MultipartTests {
+    struct Upload: TargetType {
+        var form: MultipartFormData
+        var method: HTTPMethod = .post
+        var urlParameters: Parameters = [:]
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "upload" }
+        var task: HTTPTask { .uploadMultipart(form, urlParameters: urlParameters) }
+    }
+
+    private func body(_ form: MultipartFormData, method: HTTPMethod = .post) throws -> (URLRequest, String) {
+        let request = try Endpoint(target: Upload(form: form, method: method)).urlRequest()
+        return (request, String(decoding: request.httpBody ?? Data(), as: UTF8.self))
+    }
+
+    @Test func encodesDataFileAndStreamPartsExactly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("notes.txt", contents: Data("file body".utf8))
+        let form = MultipartFormData(
+            boundary: "XyZ",
+            parts: [
+                .init(name: "title", data: Data("Hello".utf8)),
+                .init(name: "doc", fileURL: file),
+                .init(
+                    name: "blob", stream: { InputStream(data: Data("streamed".utf8)) }, length: 8,
+                    fileName: "b.bin"),
+            ])
+        let (request, text) = try body(form)
+        let expected =
+            "--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nHello\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"notes.txt\"\r\n"
+            + "Content-Type: text/plain\r\n\r\nfile body\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n"
+            + "Content-Type: application/octet-stream\r\n\r\nstreamed\r\n"
+            + "--XyZ--\r\n"
+        #expect(text == expected)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=XyZ")
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == String(expected.utf8.count))
+    }
+
+    @Test func escapesNamesAndFileNamesPerRFC7578() throws {
+        let form = MultipartFormData(
+            boundary: "b",
+            parts: [.init(name: "a\"b\r\nc", data: Data("v".utf8), fileName: "my \"file\"\n.txt")])
+        let (_, text) = try body(form)
+        #expect(text.contains(#"name="a%22b%0D%0Ac"; filename="my %22file%22%0A.txt""#))
+        #expect(!text.contains("a\"b"))
+    }
+
+    @Test func nonASCIIFileNamesAreSentAsUTF8() throws {
+        let form = MultipartFormData(boundary: "b", parts: [.init(name: "f", data: Data(), fileName: "résumé.pdf")])
+        let (_, text) = try body(form)
+        #expect(text.contains(#"filename="résumé.pdf""#))
+        #expect(text.contains("Content-Type: application/pdf"))
+    }
+
+    @Test(arguments: [
+        ("photo.JPG", "image/jpeg"), ("data.json", "application/json"), ("archive.tar.gz", "application/gzip"),
+        ("noextension", "application/octet-stream"), ("weird.xyz123", "application/octet-stream"),
+        ("trailingdot.", "application/octet-stream"),
+    ])
+    func mimeTypeInferredFromExtension(fileName: String, expected: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file(fileName, contents: Data("x".utf8))
+        #expect(MultipartFormData.Part(name: "f", fileURL: file).mimeType == expected)
+    }
+
+    @Test func explicitMimeTypeWins() {
+        let part = MultipartFormData.Part(name: "f", data: Data(), fileName: "a.png", mimeType: "application/x-custom")
+        #expect(part.mimeType == "application/x-custom")
+        #expect(MultipartFormData.Part(name: "field", data: Data()).mimeType == nil)
+    }
+
+    @Test func randomBoundariesDiffer() {
+        let a = MultipartFormData(parts: [.init(name: "a", data: Data())])
+        let b = MultipartFormData(parts: [.init(name: "a", data: Data())])
+        #expect(a.boundary != b.boundary)
+        #expect(a.boundary.hasPrefix("courier.boundary."))
+    }
+
+    @Test func boundaryWithSpecialCharactersIsQuoted() throws {
+        let form = MultipartFormData(boundary: "a:b=c", parts: [.init(name: "a", data: Data("1".utf8))])
+        let (request, _) = try body(form)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == #"multipart/form-data; boundary="a:b=c""#)
+    }
+
+    @Test(arguments: ["", String(repeating: "x", count: 71), "bad\u{7F}char", "ends with space ", "é"])
+    func invalidBoundariesThrow(boundary: String) {
+        let form = MultipartFormData(boundary: boundary, parts: [.init(name: "a", data: Data("1".utf8))])
+        #expect {
+            try body(form)
+        } throws: { error in
+            guard case CourierError.multipartEncoding(let underlying) = error else { return false }
+            return underlying as? MultipartFailure == .invalidBoundary(boundary)
+        }
+    }
+
+    @Test func boundaryInsideAPartThrows() {
+        let form = MultipartFormData(boundary: "abc", parts: [.init(name: "a", data: Data("x--abcx".utf8))])
+        #expect(throws: CourierError.self) { try body(form) }
+    }
+
+    @Test func noPartsThrows() {
+        #expect {
+            try body(MultipartFormData(parts: []))
+        } throws: { error in
+            guard case CourierError.multipartEncoding(let underlying) = error else { return false }
+            return underlying as? MultipartFailure == .noParts
+        }
+    }
+
+    @Test(arguments: [HTTPMethod.get, .head, .trace])
+    func methodsWithoutBodiesThrow(method: HTTPMethod) {
+        let form = MultipartFormData(parts: [.init(name: "a", data: Data("1".utf8))])
+        #expect {
+            try body(form, method: method)
+        } throws: { error in
+            guard case CourierError.requestMapping(let reason) = error else { return false }
+            return reason.contains(method.rawValue)
+        }
+    }
+
+    @Test func missingFilePartThrows() {
+        let form = MultipartFormData(parts: [.init(name: "f", fileURL: URL(fileURLWithPath: "/nonexistent/courier/x.txt"))])
+        #expect {
+            try body(form)
+        } throws: { error in
+            guard case CourierError.multipartEncoding(let underlying) = error,
+                case .unreadableFile = underlying as? MultipartFailure
+            else { return false }
+            return true
+        }
+    }
+
+    @Test func streamShorterThanDeclaredThrows() {
+        let form = MultipartFormData(
+            boundary: "b", parts: [.init(name: "s", stream: { InputStream(data: Data("abc".utf8)) }, length: 10)])
+        #expect {
+            try body(form)
+        } throws: { error in
+            guard case CourierError.multipartEncoding(let underlying) = error else { return false }
+            return underlying as? MultipartFailure == .streamLengthMismatch(name: "s", expected: 10, actual: 3)
+        }
+    }
+
+    @Test func urlParametersGoToTheQuery() throws {
+        let form = MultipartFormData(parts: [.init(name: "a", data: Data("1".utf8))])
+        let request = try Endpoint(target: Upload(form: form, urlParameters: ["v": 2])).urlRequest()
+        #expect(request.url?.query == "v=2")
+    }
+
+    /// Above the threshold the body is streamed to a temporary file, uploaded from it, and the file
+    /// is removed afterwards, whether the request succeeds or fails.
+    @Test(arguments: [200, 500])
+    func largeBodiesGoThroughATemporaryFileThatIsRemoved(status: Int) async throws {
+        let payload = Data((0..<5_000).map { UInt8($0 % 251) })
+        let form = MultipartFormData(boundary: "big", parts: [.init(name: "blob", data: payload, fileName: "p.bin")], memoryThreshold: 1_000)
+        let small = MultipartFormData(boundary: "big", parts: [.init(name: "blob", data: payload, fileName: "p.bin")])
+        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: status))
+        let provider = Provider<Upload>(transport: transport)
+        let request = try Endpoint(target: Upload(form: form)).urlRequest()
+        #expect(request.httpBody == nil)
+        let response = try await provider.request(Upload(form: form))
+        #expect(response.statusCode == status)
+        let record = try #require(transport.transfers.first)
+        guard case .file(let bodyFile) = record.transfer.body else {
+            Issue.record("expected a file body")
+            return
+        }
+        #expect(record.body == (try Endpoint(target: Upload(form: small)).urlRequest().httpBody))
+        #expect(record.transfer.request.value(forHTTPHeaderField: "Content-Length") == String(record.body?.count ?? -1))
+        #expect(!fileExists(bodyFile))
+    }
+
+    @Test func temporaryBodyIsRemovedWhenCancelled() async throws {
+        let form = MultipartFormData(parts: [.init(name: "blob", data: Data(count: 4_000))], memoryThreshold: 100)
+        let gated = GatedTransport()
+        let transport = RecordingTransferTransport(wrapping: gated)
+        let provider = Provider<Upload>(transport: transport)
+        let request = Task { try await provider.request(Upload(form: form)) }
+        await gated.waitForRequests(1)
+        guard case .file(let bodyFile) = try #require(transport.transfers.first).transfer.body else {
+            Issue.record("expected a file body")
+            return
+        }
+        #expect(fileExists(bodyFile))
+        request.cancel()
+        #expect(((await request.result).failure as? CourierError)?.isCancellation == true)
+        #expect(!fileExists(bodyFile))
+    }
+
+    @Test func formsCompareByParts() {
+        let a = MultipartFormData(boundary: "b", parts: [.init(name: "a", data: Data("1".utf8))])
+        let b = MultipartFormData(boundary: "b", parts: [.init(name: "a", data: Data("1".utf8))])
+        let c = MultipartFormData(boundary: "b", parts: [.init(name: "a", data: Data("2".utf8))])
+        #expect(a == b)
+        #expect(a != c)
+        #expect(HTTPTask.uploadMultipart(a) == .uploadMultipart(b))
+    }
+}

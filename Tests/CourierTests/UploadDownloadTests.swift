@@ -1,0 +1,227 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct UploadFileTests {
+    struct Upload: TargetType {
+        var file: URL
+        var method: HTTPMethod = .put
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "files" }
+        var task: HTTPTask { .uploadFile(file, urlParameters: ["name": "a b"]) }
+    }
+
+    @Test func fileBodyAndQueryReachTheTransport() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("payload.bin", contents: Data("0123456789".utf8))
+        let transport = RecordingTransferTransport(wrapping: RecordingTransport())
+        _ = try await Provider<Upload>(transport: transport).request(Upload(file: file))
+        let record = try #require(transport.transfers.first)
+        #expect(record.transfer.body == .file(file))
+        #expect(record.body == Data("0123456789".utf8))
+        #expect(record.transfer.request.url?.query == "name=a%20b")
+        #expect(fileExists(file), "the caller's file is never removed")
+    }
+
+    @Test func missingFileThrowsBeforeSending() async {
+        let transport = RecordingTransport()
+        await #expect {
+            try await Provider<Upload>(transport: transport).request(Upload(file: URL(fileURLWithPath: "/no/such/file")))
+        } throws: { error in
+            guard case CourierError.requestMapping(let reason) = error else { return false }
+            return reason.contains("/no/such/file")
+        }
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test(arguments: [HTTPMethod.get, .head])
+    func bodilessMethodsThrow(method: HTTPMethod) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("a", contents: Data("x".utf8))
+        await #expect(throws: CourierError.self) {
+            try await Provider<Upload>(transport: RecordingTransport()).request(Upload(file: file, method: method))
+        }
+    }
+
+    @Test func identicalFileUploadsAreMergedWhenAllowed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("a", contents: Data("x".utf8))
+        let other = try folder.file("b", contents: Data("x".utf8))
+        let gated = GatedTransport()
+        let provider = Provider<Upload>(transport: gated, deduplication: .allMethods)
+        let tasks = [file, file, other].map { url in Task { try await provider.request(Upload(file: url)) } }
+        await gated.waitForRequests(2)
+        #expect(await eventually { await provider.inflightWaiterCount == 3 })
+        #expect(await provider.inflightCount == 2)
+        gated.release()
+        for task in tasks { _ = try await task.value }
+        #expect(gated.calls == 2)
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct DownloadTests {
+    struct Download: TargetType {
+        var destination: DownloadDestination
+        var status = 200
+        var validation: ValidationType = .successCodes
+        var baseURL: URL { URL(string: "https://files.example.com")! }
+        var path: String { "reports/q3.pdf" }
+        var task: HTTPTask { .downloadParameters(["v": 1], encoding: .queryString, destination: destination) }
+        var sampleResponse: SampleResponse { .networkResponse(status, Data("PDF-BYTES".utf8)) }
+    }
+
+    @Test func stubbedDownloadIsSavedToTheChosenFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let destination = DownloadDestination.folder(folder.url.appendingPathComponent("nested/dir")) { _, _ in "report.pdf" }
+        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let response = try await provider.request(Download(destination: destination))
+        let saved = try #require(response.fileURL)
+        #expect(saved.lastPathComponent == "report.pdf")
+        #expect(try Data(contentsOf: saved) == Data("PDF-BYTES".utf8))
+        #expect(response.data.isEmpty)
+        #expect(response.request?.url?.query == "v=1")
+    }
+
+    @Test func downloadThroughATransportUsesItsTransfer() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: 200, data: Data("remote".utf8)))
+        let provider = Provider<Download>(transport: transport)
+        let response = try await provider.request(Download(destination: .suggestedFileName(in: folder.url)))
+        #expect(folder.contents == ["q3.pdf"])
+        #expect(try Data(contentsOf: try #require(response.fileURL)) == Data("remote".utf8))
+        guard case .file(let temporary) = try #require(transport.transfers.first).transfer.destination else {
+            Issue.record("expected a file destination")
+            return
+        }
+        #expect(!fileExists(temporary), "the temporary file was moved")
+    }
+
+    @Test func existingFileIsKeptUnlessReplacing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let existing = try folder.file("report.pdf", contents: Data("old".utf8))
+        let keep = DownloadDestination.folder(folder.url) { _, _ in "report.pdf" }
+        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(Download(destination: keep))
+        } throws: { error in
+            guard case CourierError.downloadDestination(let underlying) = error else { return false }
+            return underlying as? DownloadFailure == .fileExists(existing.standardizedFileURL.resolvingSymlinksInPath())
+        }
+        #expect(try Data(contentsOf: existing) == Data("old".utf8))
+        #expect(folder.contents == ["report.pdf"])
+
+        let replace = DownloadDestination.folder(folder.url, options: [.removePreviousFile]) { _, _ in "report.pdf" }
+        _ = try await provider.request(Download(destination: replace))
+        #expect(try Data(contentsOf: existing) == Data("PDF-BYTES".utf8))
+    }
+
+    @Test(arguments: ["../escape.txt", "a/../../escape.txt", "/etc/passwd", "", "..", "sub/../..", "nul\u{0}byte"])
+    func namesLeavingTheFolderAreRejected(name: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inner = folder.url.appendingPathComponent("inner")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(Download(destination: .folder(inner) { _, _ in name }))
+        } throws: { error in
+            guard case CourierError.downloadDestination(let underlying) = error,
+                case .outsideFolder = underlying as? DownloadFailure
+            else { return false }
+            return true
+        }
+        #expect(folder.contents == ["inner"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: inner.path)) == [])
+    }
+
+    @Test func symbolicLinkOutOfTheFolderIsRejected() async throws {
+        let folder = try TemporaryFolder()
+        let outside = try TemporaryFolder()
+        defer {
+            folder.remove()
+            outside.remove()
+        }
+        try FileManager.default.createSymbolicLink(
+            at: folder.url.appendingPathComponent("link"), withDestinationURL: outside.url)
+        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        await #expect(throws: CourierError.self) {
+            try await provider.request(Download(destination: .folder(folder.url) { _, _ in "link/stolen.txt" }))
+        }
+        #expect(outside.contents.isEmpty)
+    }
+
+    @Test func nestedNamesInsideTheFolderAreFine() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let response = try await provider.request(Download(destination: .folder(folder.url) { _, _ in "a/./b/../c.txt" }))
+        #expect(response.fileURL?.path == folder.url.standardizedFileURL.resolvingSymlinksInPath().appendingPathComponent("a/c.txt").path)
+    }
+
+    @Test func failedValidationLeavesNothingBehind() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: 404, data: Data("nope".utf8)))
+        let provider = Provider<Download>(transport: transport)
+        await #expect(throws: CourierError.self) {
+            try await provider.request(Download(destination: .suggestedFileName(in: folder.url)))
+        }
+        #expect(folder.contents.isEmpty)
+        guard case .file(let temporary) = try #require(transport.transfers.first).transfer.destination else { return }
+        #expect(!fileExists(temporary))
+    }
+
+    @Test func cancelledDownloadLeavesNothingBehind() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let gated = GatedTransport()
+        let transport = RecordingTransferTransport(wrapping: gated)
+        let provider = Provider<Download>(transport: transport)
+        let request = Task { try await provider.request(Download(destination: .suggestedFileName(in: folder.url))) }
+        await gated.waitForRequests(1)
+        request.cancel()
+        #expect(((await request.result).failure as? CourierError)?.isCancellation == true)
+        #expect(folder.contents.isEmpty)
+        guard case .file(let temporary) = try #require(transport.transfers.first).transfer.destination else { return }
+        #expect(!fileExists(temporary))
+    }
+
+    @Test func customDestinationMustBeAFileURL() async {
+        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(Download(destination: .custom { _, _ in URL(string: "https://x.example/f")! }))
+        } throws: { error in
+            guard case CourierError.downloadDestination(let underlying) = error else { return false }
+            return underlying is DownloadFailure
+        }
+    }
+
+    @Test func downloadsAreNeverMerged() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let gated = GatedTransport()
+        let provider = Provider<Download>(transport: gated, deduplication: .allMethods)
+        let tasks = (0..<3).map { index in
+            Task {
+                try await provider.request(
+                    Download(destination: .folder(folder.url) { _, _ in "copy\(index)" }))
+            }
+        }
+        await gated.waitForRequests(3)
+        #expect(await provider.inflightCount == 0)
+        gated.release()
+        for task in tasks { _ = try await task.value }
+        #expect(folder.contents == ["copy0", "copy1", "copy2"])
+    }
+}
+
