@@ -34,15 +34,16 @@ struct IntegrationCancellationTests {
 
     @Test func cancellingASlowResponseThrowsPromptly() async throws {
         let latency = try await cancelWhileWaiting(on: "delay/5")
-        // The server would answer after 5 s; the cancel ends it well before (typically ~1 ms; the
-        // bound is loose so a loaded CI machine cannot make it flaky, the benchmark measures p99).
-        #expect(latency < .seconds(1), "cancel took \(latency)")
+        // The server would answer after 5 s; the cancel ends it well before. Alone this takes ~4 ms
+        // (also under ThreadSanitizer); the bound is loose because the stress suites run in parallel
+        // and can hold both cores for a while. The benchmark measures p50/p99.
+        #expect(latency < .seconds(3), "cancel took \(latency)")
     }
 
     @Test func cancellingDuringADripBodyThrows() async throws {
         // Headers come at once, then one byte a second for 5 s: the cancel lands in the body.
         let latency = try await cancelWhileWaiting(on: "drip?duration=5&numbytes=5&delay=0&code=200")
-        #expect(latency < .seconds(1), "cancel took \(latency)")
+        #expect(latency < .seconds(3), "cancel took \(latency)")
     }
 
     @Test func aCancelledRequestDoesNotBlockTheNextOne() async throws {

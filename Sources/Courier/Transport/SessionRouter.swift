@@ -10,27 +10,53 @@ import Foundation
 /// URLSession calls a delegate synchronously on its own queue, so the routing table cannot live in
 /// an actor; it sits behind ``Locked``, the one lock Courier has (see there).
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
-    /// Where a response body goes.
-    enum Sink {
-        case memory(Data)
-        case file(FileHandle, URL)
+    /// A response body being written to a file, in batches of ``batchSize``: URLSession hands
+    /// chunks of ~16 KB to the delegate without backpressure, and writing each one on its own falls
+    /// behind the network, queueing hundreds of MB of chunks (measured: 300 MB peak for 1 GiB,
+    /// against ~60 MB with batches).
+    ///
+    /// Only touched inside the router's lock, from URLSession's delegate queue.
+    final class FileSink {
+        static let batchSize = 1 << 20
+
+        let url: URL
+        private let handle: FileHandle
+        private var pending = Data()
 
         /// Creates (or truncates) the file and opens it for writing.
-        static func file(at url: URL) throws -> Sink {
+        init(url: URL) throws {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
             }
-            return .file(try FileHandle(forWritingTo: url), url)
+            self.url = url
+            self.handle = try FileHandle(forWritingTo: url)
+            pending.reserveCapacity(Self.batchSize)
         }
+
+        func append(_ data: Data) throws {
+            pending.append(data)
+            if pending.count >= Self.batchSize { try flush() }
+        }
+
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            try handle.write(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+
+        func close() { try? handle.close() }
     }
 
     private struct Entry {
         let request: URLRequest
         let continuation: CheckedContinuation<Response, any Error>
-        var sink: Sink
+        /// The body, when it goes to memory.
+        var data = Data()
+        /// The body's file, when it goes to a file.
+        let file: FileSink?
         let progress: (@Sendable (TransferProgress) -> Void)?
         var received: Int64 = 0
-        /// A write to the sink failed; the transfer fails with this.
+        /// A write to the file failed; the transfer fails with this.
         var writeError: (any Error)?
         /// An authentication challenge was refused; the 401 that caused it is the answer.
         var refusedChallenge = false
@@ -39,20 +65,20 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private let entries = Locked<[Int: Entry]>([:])
 
     func register(
-        _ task: URLSessionTask, request: URLRequest, sink: Sink,
+        _ task: URLSessionTask, request: URLRequest, file: FileSink?,
         progress: (@Sendable (TransferProgress) -> Void)?,
         continuation: CheckedContinuation<Response, any Error>
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
-                request: request, continuation: continuation, sink: sink, progress: progress)
+                request: request, continuation: continuation, file: file, progress: progress)
         }
     }
 
     /// Ends a request that never started.
     func fail(_ task: URLSessionTask, with error: any Error) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if case .file(let handle, _) = entry.sink { try? handle.close() }
+        entry.file?.close()
         entry.continuation.resume(throwing: error)
     }
 
@@ -66,29 +92,22 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let (progress, started, received): ((@Sendable (TransferProgress) -> Void)?, Bool, Int64) =
-            entries.withLock { entries in
-                guard var entry = entries[id], entry.writeError == nil else { return (nil, false, 0) }
-                // Drop the entry's copy while appending so the buffer is uniquely referenced.
-                entries[id] = nil
-                let started = entry.received == 0
-                switch entry.sink {
-                case .memory(var buffer):
-                    entry.sink = .memory(Data())
-                    buffer.append(data)
-                    entry.sink = .memory(buffer)
-                case .file(let handle, _):
-                    do { try handle.write(contentsOf: data) } catch {
-                        entry.writeError = error
-                        dataTask.cancel()
-                    }
+        let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
+            guard entries[id]?.writeError == nil else { return (nil, 0) }
+            if let file = entries[id]?.file {
+                do { try file.append(data) } catch {
+                    entries[id]?.writeError = error
+                    // Never call into the session from its delegate queue (see BackpressureQueue).
+                    DispatchQueue.global().async { dataTask.cancel() }
                 }
-                entry.received += Int64(data.count)
-                entries[id] = entry
-                return (entry.progress, started, entry.received)
+            } else {
+                entries[id]?.data.append(data)
             }
+            entries[id]?.received += Int64(data.count)
+            return (entries[id]?.progress, entries[id]?.received ?? 0)
+        }
         guard let progress else { return }
-        if started {
+        if received == Int64(data.count) {
             progress(.responseStarted(expectedLength: Self.expectedLength(of: dataTask.response)))
         }
         progress(.received(bytes: received))
@@ -117,25 +136,24 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             // No credential to offer: refuse, so the 401 comes back instead of hanging on Linux
             // (where `.performDefaultHandling` waits forever).
             entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            // Answered off the delegate queue: the session may be waiting on it (see BackpressureQueue).
+            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         default:
             // Server trust and client certificates: the system's own evaluation.
-            completionHandler(.performDefaultHandling, nil)
+            DispatchQueue.global().async { completionHandler(.performDefaultHandling, nil) }
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        var fileURL: URL?
-        var data = Data()
-        switch entry.sink {
-        case .memory(let buffer):
-            data = buffer
-        case .file(let handle, let url):
-            try? handle.close()
-            fileURL = url
+        var writeError = entry.writeError
+        if let file = entry.file {
+            if writeError == nil, error == nil {
+                do { try file.flush() } catch { writeError = error }
+            }
+            file.close()
         }
-        if let writeError = entry.writeError {
+        if let writeError {
             entry.continuation.resume(throwing: writeError)
             return
         }
@@ -150,7 +168,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
         entry.continuation.resume(
             returning: Response(
-                statusCode: httpResponse.statusCode, data: data, request: entry.request,
-                response: httpResponse, fileURL: fileURL))
+                statusCode: httpResponse.statusCode, data: entry.data, request: entry.request,
+                response: httpResponse, fileURL: entry.file?.url))
     }
 }

@@ -35,7 +35,8 @@ public final class URLSessionTransport: Transport {
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
         let router = SessionRouter()
         self.router = router
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+        self.session = URLSession(
+            configuration: configuration, delegate: router, delegateQueue: BackpressureQueue())
     }
 
     deinit {
@@ -50,9 +51,9 @@ public final class URLSessionTransport: Transport {
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
     /// bytes move. On failure or cancellation a partly written destination file is removed.
     public func send(_ transfer: Transfer) async throws -> Response {
-        var sink = SessionRouter.Sink.memory(Data())
+        var file: SessionRouter.FileSink?
         if case .file(let url) = transfer.destination {
-            sink = try SessionRouter.Sink.file(at: url)
+            file = try SessionRouter.FileSink(url: url)
         }
         let latch = CancellationLatch()
         do {
@@ -64,7 +65,7 @@ public final class URLSessionTransport: Transport {
                         case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
                         }
                     router.register(
-                        task, request: transfer.request, sink: sink, progress: transfer.progress,
+                        task, request: transfer.request, file: file, progress: transfer.progress,
                         continuation: continuation)
                     if latch.start(task) {
                         task.resume()

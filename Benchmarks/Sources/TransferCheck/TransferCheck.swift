@@ -1,0 +1,130 @@
+// One large transfer per process, printing its peak resident memory, so each figure is its own.
+//
+//   TransferCheck SCENARIO BASE_URL BYTES
+//
+// Scenarios: courier-upload-file, courier-multipart, courier-download, raw-upload-file,
+// raw-download. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+struct Sink: TargetType {
+    var baseURL: URL
+    var path: String
+    var method: HTTPMethod
+    var task: HTTPTask
+    var headers: [String: String] = [:]
+    var validation: ValidationType { .successCodes }
+}
+
+enum Failure: Error, CustomStringConvertible {
+    case usage
+    case unexpected(String)
+    var description: String {
+        switch self {
+        case .usage: "usage: TransferCheck SCENARIO BASE_URL BYTES"
+        case .unexpected(let text): text
+        }
+    }
+}
+
+/// The peak resident set size so far, from /proc (Linux), in MiB.
+func peakResidentMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? -1
+        return kilobytes / 1024
+    }
+    return -1
+}
+
+/// A file of `size` zero bytes that takes no disk space (sparse).
+func makeInputFile(size: Int64, in folder: URL) throws -> URL {
+    let url = folder.appendingPathComponent("input-\(UUID().uuidString).bin")
+    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+        throw Failure.unexpected("cannot create \(url.path)")
+    }
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: UInt64(size))
+    try handle.close()
+    return url
+}
+
+func fileSize(_ url: URL) -> Int64 {
+    ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? -1
+}
+
+@main
+struct TransferCheck {
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            FileHandle.standardError.write(Data("TransferCheck: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count == 4, let base = URL(string: arguments[2]), let size = Int64(arguments[3]) else {
+            throw Failure.usage
+        }
+        let scenario = arguments[1]
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("courier-transfer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        let provider = Provider<Sink>()
+        let started = ContinuousClock.now
+        switch scenario {
+        case "courier-upload-file":
+            let input = try makeInputFile(size: size, in: work)
+            let response = try await provider.request(
+                Sink(baseURL: base, path: "upload", method: .post, task: .uploadFile(input),
+                     headers: ["Content-Type": "application/octet-stream"]))
+            try expectReceived(response.data, size)
+        case "courier-multipart":
+            let input = try makeInputFile(size: size, in: work)
+            let form = MultipartFormData(parts: [
+                .init(name: "field", data: Data("value".utf8)),
+                .init(name: "file", fileURL: input, fileName: "big.bin"),
+            ])
+            let response = try await provider.request(
+                Sink(baseURL: base, path: "upload", method: .post, task: .uploadMultipart(form)))
+            let received = try response.map(Int64.self, atKeyPath: "received")
+            guard received > size else { throw Failure.unexpected("multipart body was \(received) bytes") }
+        case "courier-download":
+            let response = try await provider.request(
+                Sink(baseURL: base, path: "bytes/\(size)", method: .get,
+                     task: .download(.folder(work) { _, _ in "downloaded.bin" })))
+            let saved = fileSize(response.fileURL ?? work)
+            guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
+        case "raw-upload-file":
+            let input = try makeInputFile(size: size, in: work)
+            var request = URLRequest(url: base.appendingPathComponent("upload"))
+            request.httpMethod = "POST"
+            let (data, _) = try await URLSession.shared.upload(for: request, fromFile: input)
+            try expectReceived(data, size)
+        case "raw-download":
+            let (location, _) = try await URLSession.shared.download(for: URLRequest(url: base.appendingPathComponent("bytes/\(size)")))
+            defer { try? FileManager.default.removeItem(at: location) }
+            let saved = fileSize(location)
+            guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
+        default:
+            throw Failure.usage
+        }
+        let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+            + Double((ContinuousClock.now - started).components.seconds)
+        print(scenario, size, String(format: "%.2f", seconds), String(format: "%.1f", peakResidentMiB()))
+    }
+
+    static func expectReceived(_ data: Data, _ size: Int64) throws {
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let received = (json?["received"] as? NSNumber)?.int64Value ?? -1
+        guard received == size else { throw Failure.unexpected("server received \(received) of \(size) bytes") }
+    }
+}
