@@ -14,7 +14,12 @@ let package = Package(
         .executableTarget(
             name: "TransferCheck",
             dependencies: [.product(name: "Courier", package: "Courier")]
-        )
+        ),
+        // Throughput, de-duplication and cancellation next to raw URLSession (run by scripts/bench).
+        .executableTarget(
+            name: "LoadCheck",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -63,6 +63,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let entries = Locked<[Int: Entry]>([:])
+    /// The 401s behind refused challenges of completion-handler tasks (which have no entry).
+    private let refusedChallenges = Locked<[Int: HTTPURLResponse]>([:])
+
+    /// The response behind a refused challenge of this task, if there was one (taken once).
+    func takeRefusedChallenge(_ taskIdentifier: Int) -> HTTPURLResponse? {
+        refusedChallenges.withLock { $0.removeValue(forKey: taskIdentifier) }
+    }
 
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
@@ -97,7 +104,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             if let file = entries[id]?.file {
                 do { try file.append(data) } catch {
                     entries[id]?.writeError = error
-                    // Never call into the session from its delegate queue (see BackpressureQueue).
+                    // Never call into the session from its delegate queue (see InlineDelegateQueue).
                     DispatchQueue.global().async { dataTask.cancel() }
                 }
             } else {
@@ -135,8 +142,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             NSURLAuthenticationMethodNegotiate:
             // No credential to offer: refuse, so the 401 comes back instead of hanging on Linux
             // (where `.performDefaultHandling` waits forever).
-            entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
-            // Answered off the delegate queue: the session may be waiting on it (see BackpressureQueue).
+            let hasEntry = entries.withLock { entries in
+                entries[task.taskIdentifier]?.refusedChallenge = true
+                return entries[task.taskIdentifier] != nil
+            }
+            if !hasEntry, let failure = (challenge.failureResponse ?? task.response) as? HTTPURLResponse {
+                refusedChallenges.withLock { $0[task.taskIdentifier] = failure }
+            }
+            // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
             DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         default:
             // Server trust and client certificates: the system's own evaluation.

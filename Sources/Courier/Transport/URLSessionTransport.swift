@@ -36,7 +36,7 @@ public final class URLSessionTransport: Transport {
         let router = SessionRouter()
         self.router = router
         self.session = URLSession(
-            configuration: configuration, delegate: router, delegateQueue: BackpressureQueue())
+            configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
     }
 
     deinit {
@@ -51,6 +51,9 @@ public final class URLSessionTransport: Transport {
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
     /// bytes move. On failure or cancellation a partly written destination file is removed.
     public func send(_ transfer: Transfer) async throws -> Response {
+        if transfer.progress == nil, case .memory = transfer.destination {
+            return try await sendBuffered(transfer)
+        }
         var file: SessionRouter.FileSink?
         if case .file(let url) = transfer.destination {
             file = try SessionRouter.FileSink(url: url)
@@ -81,6 +84,58 @@ public final class URLSessionTransport: Transport {
                 try? FileManager.default.removeItem(at: url)
             }
             throw error
+        }
+    }
+}
+
+extension URLSessionTransport {
+    /// The fast path for a response body that goes to memory with no progress: a completion-handler
+    /// task, so FoundationNetworking buffers the body itself and the result takes one hop through
+    /// the delegate queue instead of one per chunk plus one for completion. The session delegate
+    /// still answers authentication challenges for such tasks.
+    private func sendBuffered(_ transfer: Transfer) async throws -> Response {
+        let latch = CancellationLatch()
+        let router = router
+        let request = transfer.request
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+                let identifier = Locked(-1)
+                let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
+                    let refused = router.takeRefusedChallenge(identifier.withLock { $0 })
+                    if let error {
+                        // A refused challenge ends the task with -999; the 401 is the answer.
+                        if let refused {
+                            continuation.resume(
+                                returning: Response(
+                                    statusCode: refused.statusCode, data: data ?? Data(), request: request,
+                                    response: refused))
+                        } else {
+                            continuation.resume(throwing: URLErrors.normalize(error))
+                        }
+                        return
+                    }
+                    guard let http = response as? HTTPURLResponse else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                        return
+                    }
+                    continuation.resume(
+                        returning: Response(statusCode: http.statusCode, data: data ?? Data(), request: request, response: http))
+                }
+                let task: URLSessionTask =
+                    switch transfer.body {
+                    case .inRequest: session.dataTask(with: request, completionHandler: completion)
+                    case .file(let url): session.uploadTask(with: request, fromFile: url, completionHandler: completion)
+                    }
+                identifier.withLock { $0 = task.taskIdentifier }
+                if latch.start(task) {
+                    task.resume()
+                } else {
+                    // Never started, so its completion handler will never run.
+                    continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            latch.cancel()
         }
     }
 }
