@@ -4,11 +4,13 @@
   POST/PUT /anything   reads the whole body (Content-Length or chunked), discards it, answers
                        {"received": N}
   GET /bytes/N         streams N zero bytes with a Content-Length, 1 MiB at a time
+  GET /delay/MS        answers {"delayed": MS} after MS milliseconds (at most 60000)
 
 Prints the port it listens on (127.0.0.1 only) as its first line, then serves until killed.
 """
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CHUNK = 1 << 20
@@ -71,6 +73,13 @@ class Handler(BaseHTTPRequestHandler):
                 n = min(CHUNK, remaining)
                 self.wfile.write(ZEROS[:n])
                 remaining -= n
+        elif len(parts) == 2 and parts[0] == "delay" and parts[1].isdigit():
+            delay = min(int(parts[1]), 60000)
+            time.sleep(delay / 1000)
+            try:
+                self._answer_json({"delayed": delay})
+            except (BrokenPipeError, ConnectionResetError):
+                pass
         else:
             self._answer_json({"path": self.path})
 

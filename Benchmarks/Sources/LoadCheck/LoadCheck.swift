@@ -1,11 +1,12 @@
 // Courier's cost next to raw URLSession, measured in the same process and run.
 //
-//   LoadCheck stub ITERATIONS
-//   LoadCheck http BASE_URL ITERATIONS          (BASE_URL serves /small.json)
-//   LoadCheck dedup COUNT
-//   LoadCheck cancel BASE_URL COUNT             (BASE_URL serves /delay/MS)
+//   LoadCheck http BASE_URL ITERATIONS     throughput, sequential and 64-way, with and without decoding
+//   LoadCheck stub ITERATIONS              stubbed requests per second, 0 and 3 plugins
+//   LoadCheck dedup COUNT                  COUNT identical requests in flight against a gated transport
+//   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS
 //
-// Each line printed: FIGURE COURIER RAW UNIT (RAW is "-" where there is no raw twin).
+// BASE_URL serves /small.json (http) or /delay/MS (cancel). Each figure is one line:
+// NAME<TAB>COURIER<TAB>RAW<TAB>RATIO<TAB>UNIT, with "-" where there is no raw twin.
 import Courier
 import Foundation
 
@@ -19,6 +20,11 @@ struct Small: TargetType {
     var sampleData: Data { Data(#"{"id":1,"name":"courier","tags":["a","b"],"active":true}"#.utf8) }
 }
 
+struct Slow: TargetType {
+    var baseURL: URL
+    var path: String { "delay/10000" }
+}
+
 struct Item: Decodable, Sendable {
     var id: Int
     var name: String
@@ -26,8 +32,8 @@ struct Item: Decodable, Sendable {
     var active: Bool
 }
 
-/// Three plugins that do what real ones do: add a header, observe, pass the result through.
-struct HeaderPlugin: Plugin {
+/// Three plugins doing what real ones do: sign, observe, pass the result on.
+struct SigningPlugin: Plugin {
     func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
         var request = request
         request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
@@ -35,23 +41,54 @@ struct HeaderPlugin: Plugin {
     }
 }
 
-final class CountingPlugin: Plugin {
-    let sent = Counter()
-    func willSend(_ request: URLRequest, target: any TargetType) async { sent.increment() }
-    func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async { sent.increment() }
+struct ObservingPlugin: Plugin {
+    let seen = Counter()
+    func willSend(_ request: URLRequest, target: any TargetType) async { seen.add(1) }
 }
 
 struct PassThroughPlugin: Plugin {
-    func process(_ result: Result<Response, CourierError>, target: any TargetType) async -> Result<Response, CourierError> {
+    func process(_ result: Result<Response, CourierError>, target: any TargetType) async
+        -> Result<Response, CourierError>
+    {
         result
     }
 }
 
+/// A counter shared between tasks (a benchmark helper, not library code).
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
-    func increment() { lock.lock(); value += 1; lock.unlock() }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return value }
+    @discardableResult func add(_ amount: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += amount
+        return value
+    }
+    var count: Int { add(0) }
+}
+
+/// Holds every request until released, counting calls.
+final class GatedTransport: Transport, @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiting: [CheckedContinuation<Response, any Error>] = []
+    let calls = Counter()
+
+    func send(_ request: URLRequest) async throws -> Response {
+        calls.add(1)
+        return try await withCheckedThrowingContinuation { continuation in
+            lock.lock()
+            waiting.append(continuation)
+            lock.unlock()
+        }
+    }
+
+    func release() {
+        lock.lock()
+        let all = waiting
+        waiting.removeAll()
+        lock.unlock()
+        for continuation in all { continuation.resume(returning: Response(statusCode: 200, data: Data("ok".utf8))) }
+    }
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -64,8 +101,27 @@ func measure(_ body: () async throws -> Void) async rethrows -> Double {
     return seconds(ContinuousClock.now - start)
 }
 
-/// Runs `courier` and `raw` in alternating rounds (so drift on the machine hits both alike) and
-/// returns each side's throughput and the median of the per-round ratios.
+func line(_ name: String, _ courier: Double, _ raw: Double?, _ unit: String, format: String = "%.0f") {
+    let rawText = raw.map { String(format: format, $0) } ?? "-"
+    let ratio = raw.map { String(format: "%.3f", $0 == 0 ? 0 : courier / $0) } ?? "-"
+    print([name, String(format: format, courier), rawText, ratio, unit].joined(separator: "\t"))
+}
+
+/// `workers` concurrent loops sharing `total` operations.
+func concurrently(_ workers: Int, total: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws {
+    let started = Counter()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<workers {
+            group.addTask {
+                while started.add(1) <= total { try await operation() }
+            }
+        }
+        try await group.waitForAll()
+    }
+}
+
+/// Runs both sides in alternating rounds (so drift on the machine hits both alike); returns each
+/// side's throughput and the median of the per-round ratios.
 func paired(
     rounds: Int, workers: Int, iterations: Int,
     courier: @escaping @Sendable () async throws -> Void, raw: @escaping @Sendable () async throws -> Void
@@ -74,7 +130,6 @@ func paired(
     var courierTotal = 0.0
     var rawTotal = 0.0
     for round in 0..<rounds {
-        // Alternate which side goes first.
         var courierTime = 0.0
         var rawTime = 0.0
         if round.isMultiple(of: 2) {
@@ -93,144 +148,41 @@ func paired(
     return (count / courierTotal, count / rawTotal, ratios[ratios.count / 2])
 }
 
-/// Concurrent workers sharing `total` operations.
-func concurrently(_ workers: Int, total: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws {
-    let next = Counter()
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<workers {
-            group.addTask {
-                while true {
-                    next.increment()
-                    if next.count > total { return }
-                    try await operation()
-                }
-            }
-        }
-        try await group.waitForAll()
-    }
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
 @main
 struct LoadCheck {
     static func main() async {
         do {
-            try await run(Array(CommandLine.arguments.dropFirst()))
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            switch arguments.first {
+            case "http" where arguments.count == 3:
+                try await http(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 1_500)
+            case "stub" where arguments.count == 2:
+                try await stub(iterations: Int(arguments[1]) ?? 200_000)
+            case "dedup" where arguments.count == 2:
+                try await dedup(count: Int(arguments[1]) ?? 10_000)
+            case "cancel" where arguments.count == 3:
+                try await cancel(base: URL(string: arguments[1])!, count: Int(arguments[2]) ?? 1_000)
+            default:
+                print("usage: LoadCheck http BASE N | stub N | dedup N | cancel BASE N")
+                exit(2)
+            }
         } catch {
             FileHandle.standardError.write(Data("LoadCheck: \(error)\n".utf8))
             exit(1)
         }
     }
 
-    static func run(_ arguments: [String]) async throws {
-        switch arguments.first {
-        case "stub":
-            try await stub(iterations: Int(arguments[1]) ?? 100_000)
-        case "transport":
-            try await transportOnly(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 2_000)
-        case "only-raw", "only-provider", "only-transport":
-            let base = URL(string: arguments[1])!
-            let iterations = Int(arguments[2]) ?? 5_000
-            let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-            let transport = URLSessionTransport()
-            let provider = Provider<Small>(transport: transport)
-            let target = Small(baseURL: base)
-            let request = URLRequest(url: base.appendingPathComponent("small.json"))
-            let mode = arguments[0]
-            let elapsed = try await measure {
-                for _ in 0..<iterations {
-                    switch mode {
-                    case "only-raw": _ = try await raw.data(for: request)
-                    case "only-transport": _ = try await transport.send(request)
-                    default: _ = try await provider.request(target)
-                    }
-                }
-            }
-            print(mode, String(format: "%.0f req/s", Double(iterations) / elapsed))
-        case "aa":
-            let base = URL(string: arguments[1])!
-            let iterations = Int(arguments[2]) ?? 1_500
-            let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-            let raw2 = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-            let request = URLRequest(url: base.appendingPathComponent("small.json"))
-            for _ in 0..<300 {
-                _ = try await raw.data(for: request)
-                _ = try await raw2.data(for: request)
-            }
-            for workers in [1, 64] {
-                let a = try await paired(rounds: 7, workers: workers, iterations: iterations,
-                    courier: { _ = try await raw2.data(for: request) }, raw: { _ = try await raw.data(for: request) })
-                print("raw2/raw \(workers)-way", a.ratio)
-                let b = try await paired(rounds: 7, workers: workers, iterations: iterations,
-                    courier: {
-                        var fresh = URLRequest(url: base.appendingPathComponent("small.json"))
-                        fresh.httpMethod = "GET"
-                        _ = try await raw2.data(for: fresh)
-                    }, raw: { _ = try await raw.data(for: request) })
-                print("raw-fresh/raw \(workers)-way", b.ratio)
-            }
-        case "three":
-            let base = URL(string: arguments[1])!
-            let iterations = Int(arguments[2]) ?? 1_500
-            let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-            let transport = URLSessionTransport()
-            let provider = Provider<Small>(transport: transport)
-            let target = Small(baseURL: base)
-            let request = URLRequest(url: base.appendingPathComponent("small.json"))
-            for _ in 0..<300 {
-                _ = try await raw.data(for: request)
-                _ = try await provider.request(target)
-            }
-            let a = try await paired(rounds: 7, workers: 1, iterations: iterations,
-                courier: { _ = try await transport.send(request) }, raw: { _ = try await raw.data(for: request) })
-            let b = try await paired(rounds: 7, workers: 1, iterations: iterations,
-                courier: { _ = try await provider.request(target) }, raw: { _ = try await raw.data(for: request) })
-            let c = try await paired(rounds: 7, workers: 1, iterations: iterations,
-                courier: { _ = try await provider.request(target) }, raw: { _ = try await transport.send(request) })
-            print("transport/raw", a.ratio, "provider/raw", b.ratio, "provider/transport", c.ratio)
-        case "http":
-            try await http(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 2_000)
-        default:
-            print("usage: LoadCheck stub N | http BASE N")
-        }
-    }
-
-    static func stub(iterations: Int) async throws {
-        let target = Small(baseURL: URL(string: "https://api.example.com")!)
-        for (label, plugins) in [("stub-0-plugins", [any Plugin]()), ("stub-3-plugins", [HeaderPlugin(), CountingPlugin(), PassThroughPlugin()])] {
-            let provider = Provider<Small>(stubBehavior: Provider.immediatelyStub, plugins: plugins)
-            for _ in 0..<1_000 { _ = try await provider.request(target) }
-            let elapsed = try await measure {
-                for _ in 0..<iterations { _ = try await provider.request(target) }
-            }
-            print(label, String(format: "%.0f", Double(iterations) / elapsed), "-", "req/s")
-        }
-    }
-
-    /// The transport alone, no provider: where the per-request cost of the transport shows.
-    static func transportOnly(base: URL, iterations: Int) async throws {
-        let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-        let transport = URLSessionTransport()
-        let request = URLRequest(url: base.appendingPathComponent("small.json"))
-        for _ in 0..<200 {
-            _ = try await raw.data(for: request)
-            _ = try await transport.send(request)
-        }
-        for workers in [1, 64] {
-            let result = try await paired(
-                rounds: 7, workers: workers, iterations: iterations,
-                courier: { _ = try await transport.send(request) },
-                raw: { _ = try await raw.data(for: request) })
-            print("transport-\(workers)-way", String(format: "%.0f %.0f %.3f", result.courier, result.raw, result.ratio))
-        }
-    }
-
     static func http(base: URL, iterations: Int) async throws {
+        // The same session configuration on both sides.
         let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-        let provider = Provider<Small>(transport: URLSessionTransport())
+        let provider = Provider<Small>(transport: URLSessionTransport(configuration: URLSessionTransport.defaultConfiguration()))
         let target = Small(baseURL: base)
-        let request = URLRequest(url: base.appendingPathComponent("small.json"))
-        for _ in 0..<200 {
-            _ = try await raw.data(for: request)
+        for _ in 0..<300 {
+            _ = try await raw.data(for: URLRequest(url: base.appendingPathComponent("small.json")))
             _ = try await provider.request(target)
         }
         for (label, workers) in [("http-sequential", 1), ("http-64-way", 64)] {
@@ -242,14 +194,86 @@ struct LoadCheck {
                         if decode { _ = try response.map(Item.self) }
                     },
                     raw: {
-                        // Built per call, as an app does (the provider builds its request per call).
+                        // Built per call, as an app does; the provider builds its request per call too.
                         var request = URLRequest(url: base.appendingPathComponent("small.json"))
                         request.httpMethod = "GET"
                         let (data, _) = try await raw.data(for: request)
                         if decode { _ = try JSONDecoder().decode(Item.self, from: data) }
                     })
-                print(label + (decode ? "-decode" : ""), String(format: "%.0f %.0f %.3f", result.courier, result.raw, result.ratio))
+                print([label + (decode ? "-decode" : ""), String(format: "%.0f", result.courier),
+                       String(format: "%.0f", result.raw), String(format: "%.3f", result.ratio), "req/s"]
+                    .joined(separator: "\t"))
             }
         }
+    }
+
+    static func stub(iterations: Int) async throws {
+        let target = Small(baseURL: URL(string: "https://api.example.com")!)
+        let configurations: [(String, [any Plugin])] = [
+            ("stub-0-plugins", []),
+            ("stub-3-plugins", [SigningPlugin(), ObservingPlugin(), PassThroughPlugin()]),
+        ]
+        for (label, plugins) in configurations {
+            let provider = Provider<Small>(stubBehavior: Provider.immediatelyStub, plugins: plugins)
+            for _ in 0..<2_000 { _ = try await provider.request(target) }
+            var best = 0.0
+            for _ in 0..<3 {
+                let elapsed = try await measure {
+                    for _ in 0..<iterations { _ = try await provider.request(target) }
+                }
+                best = max(best, Double(iterations) / elapsed)
+            }
+            line(label, best, nil, "req/s")
+        }
+    }
+
+    static func dedup(count: Int) async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Small>(transport: transport, deduplication: .enabled)
+        let target = Small(baseURL: URL(string: "https://api.example.com")!)
+        let answered = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    _ = try await provider.request(target)
+                    answered.add(1)
+                }
+            }
+            while await provider.inflightWaiterCount < count { await Task.yield() }
+            let released = ContinuousClock.now
+            transport.release()
+            try await group.waitForAll()
+            let elapsed = seconds(ContinuousClock.now - released)
+            line("dedup-transport-calls", Double(transport.calls.count), nil, "calls")
+            line("dedup-release-to-last", elapsed * 1_000, nil, "ms", format: "%.2f")
+        }
+        guard answered.count == count else { throw CourierError.requestMapping("only \(answered.count) answered") }
+    }
+
+    static func cancel(base: URL, count: Int) async throws {
+        let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
+        let provider = Provider<Slow>(transport: URLSessionTransport())
+        var courierLatencies: [Double] = []
+        var rawLatencies: [Double] = []
+        for _ in 0..<count {
+            let courierTask = Task { try await provider.request(Slow(baseURL: base)) }
+            // Let the request reach the server and wait there.
+            try await Task.sleep(for: .milliseconds(3))
+            var started = ContinuousClock.now
+            courierTask.cancel()
+            _ = await courierTask.result
+            courierLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
+
+            let rawTask = Task { try await raw.data(for: URLRequest(url: base.appendingPathComponent("delay/10000"))) }
+            try await Task.sleep(for: .milliseconds(3))
+            started = ContinuousClock.now
+            rawTask.cancel()
+            _ = await rawTask.result
+            rawLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
+        }
+        courierLatencies.sort()
+        rawLatencies.sort()
+        line("cancel-p50", percentile(courierLatencies, 0.5), percentile(rawLatencies, 0.5), "ms", format: "%.3f")
+        line("cancel-p99", percentile(courierLatencies, 0.99), percentile(rawLatencies, 0.99), "ms", format: "%.3f")
     }
 }

@@ -82,7 +82,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Ends a request that never started.
+    /// Ends a request now (one that never started, or one being cancelled): later callbacks for
+    /// the task find no entry and are ignored.
     func fail(_ task: URLSessionTask, with error: any Error) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         entry.file?.close()

@@ -70,7 +70,11 @@ public final class URLSessionTransport: Transport {
                     router.register(
                         task, request: transfer.request, file: file, progress: transfer.progress,
                         continuation: continuation)
-                    if latch.start(task) {
+                    let router = router
+                    let started = latch.start(task) {
+                        router.fail(task, with: CancellationError())
+                    }
+                    if started {
                         task.resume()
                     } else {
                         router.fail(task, with: CancellationError())
@@ -98,7 +102,8 @@ extension URLSessionTransport {
         let router = router
         let request = transfer.request
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+            try await withCheckedThrowingContinuation { (checked: CheckedContinuation<Response, any Error>) in
+                let continuation = ResumeOnce(checked)
                 let identifier = Locked(-1)
                 let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
                     let refused = router.takeRefusedChallenge(identifier.withLock { $0 })
@@ -106,20 +111,22 @@ extension URLSessionTransport {
                         // A refused challenge ends the task with -999; the 401 is the answer.
                         if let refused {
                             continuation.resume(
-                                returning: Response(
-                                    statusCode: refused.statusCode, data: data ?? Data(), request: request,
-                                    response: refused))
+                                with: .success(
+                                    Response(
+                                        statusCode: refused.statusCode, data: data ?? Data(), request: request,
+                                        response: refused)))
                         } else {
-                            continuation.resume(throwing: URLErrors.normalize(error))
+                            continuation.resume(with: .failure(URLErrors.normalize(error)))
                         }
                         return
                     }
                     guard let http = response as? HTTPURLResponse else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
+                        continuation.resume(with: .failure(URLError(.badServerResponse)))
                         return
                     }
                     continuation.resume(
-                        returning: Response(statusCode: http.statusCode, data: data ?? Data(), request: request, response: http))
+                        with: .success(
+                            Response(statusCode: http.statusCode, data: data ?? Data(), request: request, response: http)))
                 }
                 let task: URLSessionTask =
                     switch transfer.body {
@@ -127,11 +134,14 @@ extension URLSessionTransport {
                     case .file(let url): session.uploadTask(with: request, fromFile: url, completionHandler: completion)
                     }
                 identifier.withLock { $0 = task.taskIdentifier }
-                if latch.start(task) {
+                let started = latch.start(task) {
+                    continuation.resume(with: .failure(CancellationError()))
+                }
+                if started {
                     task.resume()
                 } else {
                     // Never started, so its completion handler will never run.
-                    continuation.resume(throwing: CancellationError())
+                    continuation.resume(with: .failure(CancellationError()))
                 }
             }
         } onCancel: {
@@ -140,31 +150,55 @@ extension URLSessionTransport {
     }
 }
 
-/// Remembers a cancel that arrives before the task exists, so it is never lost.
+/// Remembers a cancel that arrives before the task exists, so it is never lost, and on cancel
+/// answers the caller at once (through `whenCancelled`) before cancelling the task: the caller does
+/// not wait for FoundationNetworking to process the cancel and report back.
 final class CancellationLatch: Sendable {
     private enum State {
         case idle
-        case running(URLSessionTask)
+        case running(URLSessionTask, @Sendable () -> Void)
         case cancelled
     }
 
     private let state = Locked(State.idle)
 
-    /// Records the task; returns `false` when the request was already cancelled.
-    func start(_ task: URLSessionTask) -> Bool {
+    /// Records the task and what to do if it is cancelled; returns `false` when the request was
+    /// already cancelled (the task must not start).
+    func start(_ task: URLSessionTask, whenCancelled: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { state in
             if case .cancelled = state { return false }
-            state = .running(task)
+            state = .running(task, whenCancelled)
             return true
         }
     }
 
     func cancel() {
-        let task: URLSessionTask? = state.withLock { state in
+        let running: (URLSessionTask, @Sendable () -> Void)? = state.withLock { state in
             defer { state = .cancelled }
-            if case .running(let task) = state { return task }
+            if case .running(let task, let action) = state { return (task, action) }
             return nil
         }
-        task?.cancel()
+        guard let (task, whenCancelled) = running else { return }
+        whenCancelled()
+        // FoundationNetworking handles a cancel synchronously on its own queue; the caller (who
+        // called Task.cancel()) has its answer already and need not wait for that.
+        DispatchQueue.global().async { task.cancel() }
+    }
+}
+
+/// A continuation resumed at most once, by whichever comes first: the task's completion or a cancel.
+final class ResumeOnce<Value: Sendable>: Sendable {
+    private let continuation: Locked<CheckedContinuation<Value, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Value, any Error>) {
+        self.continuation = Locked(continuation)
+    }
+
+    func resume(with result: Result<Value, any Error>) {
+        let continuation = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        continuation?.resume(with: result)
     }
 }
