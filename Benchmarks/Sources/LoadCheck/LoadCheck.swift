@@ -148,6 +148,44 @@ func paired(
     return (count / courierTotal, count / rawTotal, ratios[ratios.count / 2])
 }
 
+/// `workers` concurrent loops, each alternating one raw and one Courier request (which goes first
+/// flips every time) and timing each. Both sides see the same machine at the same moments, so
+/// drift cancels out. Returns each side's throughput (requests over the time spent in them, per
+/// worker) and the ratio of the total time spent in raw requests to that spent in Courier's.
+func interleaved(
+    workers: Int, iterations: Int,
+    courier: @escaping @Sendable () async throws -> Void, raw: @escaping @Sendable () async throws -> Void
+) async throws -> (courier: Double, raw: Double, ratio: Double) {
+    let started = Counter()
+    let totals = try await withThrowingTaskGroup(of: (Double, Double).self) { group in
+        for _ in 0..<workers {
+            group.addTask {
+                var courierTime = 0.0
+                var rawTime = 0.0
+                var courierFirst = false
+                while started.add(1) <= iterations {
+                    courierFirst.toggle()
+                    for side in courierFirst ? [true, false] : [false, true] {
+                        let start = ContinuousClock.now
+                        if side { try await courier() } else { try await raw() }
+                        let elapsed = seconds(ContinuousClock.now - start)
+                        if side { courierTime += elapsed } else { rawTime += elapsed }
+                    }
+                }
+                return (courierTime, rawTime)
+            }
+        }
+        var sum = (0.0, 0.0)
+        for try await (courierTime, rawTime) in group {
+            sum.0 += courierTime
+            sum.1 += rawTime
+        }
+        return sum
+    }
+    let perWorker = Double(workers)
+    return (Double(iterations) / (totals.0 / perWorker), Double(iterations) / (totals.1 / perWorker), totals.1 / totals.0)
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
@@ -187,8 +225,8 @@ struct LoadCheck {
         }
         for (label, workers) in [("http-sequential", 1), ("http-64-way", 64)] {
             for decode in [false, true] {
-                let result = try await paired(
-                    rounds: 7, workers: workers, iterations: iterations,
+                let result = try await interleaved(
+                    workers: workers, iterations: iterations,
                     courier: {
                         let response = try await provider.request(target)
                         if decode { _ = try response.map(Item.self) }

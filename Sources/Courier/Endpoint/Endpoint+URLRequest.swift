@@ -16,7 +16,8 @@ extension Endpoint {
             throw .requestMapping("'\(method.rawValue)' is not a valid HTTP method name")
         }
         var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
+        // GET is the default; FoundationNetworking's setter normalizes the name, which is costly.
+        if method != .get { request.httpMethod = method.rawValue }
         for (name, value) in headers {
             try HeaderValidation.validate(name: name, value: value)
             request.setValue(value, forHTTPHeaderField: name)

@@ -10,25 +10,37 @@ import Foundation
 ///   `%3F`). It follows the base URL's own query; task parameters come after both.
 /// - `#` in a path is data, sent as `%23`.
 enum URLBuilder {
+    // Delimiters are ASCII, so scanning is done on UTF-8 bytes: their indices are valid String
+    // indices, and no grapheme breaking is needed (this runs for every request).
+    private static let slash = UInt8(ascii: "/")
+    private static let question = UInt8(ascii: "?")
+    private static let hash = UInt8(ascii: "#")
+
     static func url(baseURL: URL, path: String) throws(CourierError) -> URL {
         try validate(baseURL)
         if path.isEmpty { return baseURL }
 
-        var (base, baseQuery, fragment) = split(baseURL.absoluteString)
+        let (base, baseQuery, fragment) = split(baseURL.absoluteString)
         var pathPart = Substring(path)
         var pathQuery: Substring = ""
-        if let mark = path.firstIndex(of: "?") {
+        if let mark = path.utf8.firstIndex(of: question) {
             pathPart = path[..<mark]
-            pathQuery = path[path.index(after: mark)...]
+            pathQuery = path[path.utf8.index(after: mark)...]
         }
-        while pathPart.first == "/" { pathPart = pathPart.dropFirst() }
+        pathPart = pathPart.drop { $0 == "/" }
 
+        var text = String(base)
         if !pathPart.isEmpty {
-            while base.last == "/" { base = base.dropLast() }
-            base += "/" + PercentEncoding.escapePath(String(pathPart))
+            while text.utf8.last == slash { text.removeLast() }
+            text += "/"
+            text += PercentEncoding.escapePath(String(pathPart))
         }
-        let query = join(baseQuery, Substring(PercentEncoding.escapeQuery(String(pathQuery))))
-        let text = String(base) + (query.isEmpty ? "" : "?" + query) + fragment
+        let query = join(baseQuery, pathQuery.isEmpty ? "" : Substring(PercentEncoding.escapeQuery(String(pathQuery))))
+        if !query.isEmpty {
+            text += "?"
+            text += query
+        }
+        text += fragment
         guard let url = URL(string: text) else {
             throw .requestMapping("'\(path)' appended to '\(baseURL.absoluteString)' is not a valid URL")
         }
@@ -50,23 +62,32 @@ enum URLBuilder {
         guard let scheme = baseURL.scheme, !scheme.isEmpty else {
             throw .requestMapping("'\(baseURL.absoluteString)' has no scheme (expected e.g. https://)")
         }
-        let lowered = scheme.lowercased()
-        if lowered == "http" || lowered == "https", (baseURL.host ?? "").isEmpty {
+        if isHTTP(scheme), (baseURL.host ?? "").isEmpty {
             throw .requestMapping("'\(baseURL.absoluteString)' has no host")
         }
     }
 
+    /// `http` or `https`, in any case.
+    private static func isHTTP(_ scheme: String) -> Bool {
+        let bytes = scheme.utf8
+        guard bytes.count == 4 || bytes.count == 5 else { return false }
+        for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected {
+            return false
+        }
+        return true
+    }
+
     /// Splits a URL string into the part before the query, the query, and the fragment with its `#`.
-    private static func split(_ text: String) -> (Substring, Substring, String) {
+    private static func split(_ text: String) -> (Substring, Substring, Substring) {
         var rest = Substring(text)
-        var fragment = ""
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[hash...])
-            rest = rest[..<hash]
+        var fragment: Substring = ""
+        if let mark = rest.utf8.firstIndex(of: hash) {
+            fragment = rest[mark...]
+            rest = rest[..<mark]
         }
         var query: Substring = ""
-        if let mark = rest.firstIndex(of: "?") {
-            query = rest[rest.index(after: mark)...]
+        if let mark = rest.utf8.firstIndex(of: question) {
+            query = rest[rest.utf8.index(after: mark)...]
             rest = rest[..<mark]
         }
         return (rest, query, fragment)

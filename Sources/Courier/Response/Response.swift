@@ -6,16 +6,36 @@ import Foundation
 
 /// An HTTP response: status, body, and the request and `HTTPURLResponse` behind it.
 public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The fields, in one immutable object: a response is passed through every plugin and handed
+    /// to every de-duplicated caller, and copying one reference is cheaper than copying five fields.
+    private final class Storage: Sendable {
+        let statusCode: Int
+        let data: Data
+        let request: URLRequest?
+        let response: HTTPURLResponse?
+        let fileURL: URL?
+
+        init(statusCode: Int, data: Data, request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?) {
+            self.statusCode = statusCode
+            self.data = data
+            self.request = request
+            self.response = response
+            self.fileURL = fileURL
+        }
+    }
+
+    private let storage: Storage
+
     /// The HTTP status code.
-    public let statusCode: Int
+    public var statusCode: Int { storage.statusCode }
     /// The body (empty when there was none).
-    public let data: Data
+    public var data: Data { storage.data }
     /// The request that was sent, after plugins' `prepare`.
-    public let request: URLRequest?
+    public var request: URLRequest? { storage.request }
     /// The HTTP response, with its headers.
-    public let response: HTTPURLResponse?
+    public var response: HTTPURLResponse? { storage.response }
     /// For a download, the file the body was saved to (``data`` is then empty).
-    public let fileURL: URL?
+    public var fileURL: URL? { storage.fileURL }
 
     /// Creates a response.
     /// - Parameters:
@@ -28,11 +48,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         statusCode: Int, data: Data, request: URLRequest? = nil, response: HTTPURLResponse? = nil,
         fileURL: URL? = nil
     ) {
-        self.statusCode = statusCode
-        self.data = data
-        self.request = request
-        self.response = response
-        self.fileURL = fileURL
+        storage = Storage(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
     }
 
     /// A copy saved at `fileURL` instead.
