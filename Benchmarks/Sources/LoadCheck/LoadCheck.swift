@@ -1,6 +1,7 @@
 // Courier's cost next to raw URLSession, measured in the same process and run.
 //
 //   LoadCheck http BASE_URL ITERATIONS     throughput, sequential and 64-way, with and without decoding
+//   LoadCheck aa BASE_URL ITERATIONS       raw against raw through the same harness (its noise)
 //   LoadCheck stub ITERATIONS              stubbed requests per second, 0 and 3 plugins
 //   LoadCheck dedup COUNT                  COUNT identical requests in flight against a gated transport
 //   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS
@@ -198,6 +199,8 @@ struct LoadCheck {
             switch arguments.first {
             case "http" where arguments.count == 3:
                 try await http(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 1_500)
+            case "aa" where arguments.count == 3:
+                try await aa(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 1_500)
             case "stub" where arguments.count == 2:
                 try await stub(iterations: Int(arguments[1]) ?? 200_000)
             case "dedup" where arguments.count == 2:
@@ -242,6 +245,25 @@ struct LoadCheck {
                        String(format: "%.0f", result.raw), String(format: "%.3f", result.ratio), "req/s"]
                     .joined(separator: "\t"))
             }
+        }
+    }
+
+    /// Two raw sessions against each other: how far from 1 the harness puts equal code.
+    static func aa(base: URL, iterations: Int) async throws {
+        let first = URLSession(configuration: URLSessionTransport.defaultConfiguration())
+        let second = URLSession(configuration: URLSessionTransport.defaultConfiguration())
+        let url = base.appendingPathComponent("small.json")
+        for _ in 0..<300 {
+            _ = try await first.data(for: URLRequest(url: url))
+            _ = try await second.data(for: URLRequest(url: url))
+        }
+        for (label, workers) in [("raw-vs-raw-sequential", 1), ("raw-vs-raw-64-way", 64)] {
+            let result = try await interleaved(
+                workers: workers, iterations: iterations,
+                courier: { _ = try await second.data(for: URLRequest(url: url)) },
+                raw: { _ = try await first.data(for: URLRequest(url: url)) })
+            print([label, String(format: "%.0f", result.courier), String(format: "%.0f", result.raw),
+                   String(format: "%.3f", result.ratio), "req/s"].joined(separator: "\t"))
         }
     }
 
