@@ -20,6 +20,9 @@ import Foundation
 /// A cancelled request, at whatever stage, reaches `didReceive` and `process` exactly once each
 /// with ``CourierError/cancelled`` (`willSend` only if it got that far).
 ///
+/// With retries (``RetryPolicy``) or a credential refresh (``Authentication``), `willSend` and
+/// `didReceive` run once per attempt, `willRetry` before each wait, and `process` once at the end.
+///
 /// With de-duplication (``Deduplication``), hooks run per caller: every caller's request passes
 /// `prepare`, `willSend`, `didReceive` and `process` once, while the transport is called once for
 /// all of them.
@@ -47,6 +50,18 @@ public protocol Plugin: Sendable {
     ///   - target: The target being requested.
     func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async
 
+    /// Called when a failed attempt will be sent again (``RetryPolicy``), before the wait.
+    /// Default: nothing.
+    /// - Parameters:
+    ///   - request: The request that failed.
+    ///   - error: How it failed.
+    ///   - attempt: Which attempt failed, from 1.
+    ///   - delay: How long the provider waits before the next attempt.
+    ///   - target: The target being requested.
+    func willRetry(
+        _ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType
+    ) async
+
     /// Transforms the result before the caller sees it. Default: returns it unchanged.
     /// - Parameters:
     ///   - result: The result so far.
@@ -64,6 +79,10 @@ extension Plugin {
     public func willSend(_ request: URLRequest, target: any TargetType) async {}
 
     public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async {}
+
+    public func willRetry(
+        _ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType
+    ) async {}
 
     public func process(_ result: Result<Response, CourierError>, target: any TargetType) async
         -> Result<Response, CourierError>

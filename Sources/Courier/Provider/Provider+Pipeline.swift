@@ -38,15 +38,75 @@ extension Provider {
             return await process(.failure(failure), target: pluginTarget)
         }
 
-        for plugin in plugins {
-            await plugin.willSend(request, target: pluginTarget)
+        let policy = target.retryPolicy ?? retryPolicy
+        var sends = 0
+        var refreshedOnce = false
+        var result: Result<Response, CourierError>
+        attempts: while true {
+            var outgoing = request
+            var signed: SignedRequest?
+            if let authentication {
+                do {
+                    signed = try await authentication.sign(request)
+                    outgoing = signed?.request ?? request
+                } catch {
+                    result = .failure(Self.failure(from: error))
+                    if result.failure?.isCancellation == true {
+                        return await finish(result, target: pluginTarget)
+                    }
+                    break attempts
+                }
+            }
+            sends += 1
+            for plugin in plugins {
+                await plugin.willSend(outgoing, target: pluginTarget)
+            }
+            result = await send(outgoing, endpoint: endpoint, target: target, progress: progress)
+            if case .failure(.underlying) = result, Task.isCancelled {
+                // A transport may report a cancelled transfer with an error of its own.
+                result = .failure(.cancelled)
+            }
+            for plugin in plugins {
+                await plugin.didReceive(result, target: pluginTarget)
+            }
+            if result.failure?.isCancellation == true { break attempts }
+
+            // A refused credential: refresh it (once for all requests that found it refused) and
+            // send this request once more with the new one. Not counted against the retry policy.
+            if let authentication, let signed, !refreshedOnce,
+                let response = result.success ?? result.failure?.response,
+                authentication.requiresRefresh(response)
+            {
+                refreshedOnce = true
+                do {
+                    try await authentication.refresh(after: signed)
+                    continue attempts
+                } catch {
+                    result = .failure(Self.failure(from: error))
+                    break attempts
+                }
+            }
+
+            guard case .failure(let error) = result else { break attempts }
+            switch policy.decision(after: error, request: outgoing, attempt: sends - (refreshedOnce ? 1 : 0)) {
+            case .doNotRetry:
+                break attempts
+            case .retry(let delay):
+                for plugin in plugins {
+                    await plugin.willRetry(outgoing, after: error, attempt: sends, delay: delay, target: pluginTarget)
+                }
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    // Cancelled while waiting: the request ends now.
+                    return await finish(.failure(.cancelled), target: pluginTarget)
+                }
+            }
         }
-        var result = await send(request, endpoint: endpoint, target: target, progress: progress)
-        if case .failure(.underlying) = result, Task.isCancelled {
-            // A transport may report a cancelled transfer with an error of its own.
-            result = .failure(.cancelled)
+        if sends > 1, case .failure(let error) = result, !error.isCancellation {
+            result = .failure(.retryLimitReached(attempts: sends, lastError: error))
         }
-        return await finish(result, target: pluginTarget)
+        return await process(result, target: pluginTarget)
     }
 
     /// Sends through the stub or the transport (shared with identical requests in flight when the
@@ -260,5 +320,19 @@ enum Deadline {
             }
             return value
         }
+    }
+}
+
+extension Result {
+    /// The value, if this is a success.
+    var success: Success? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
+
+    /// The error, if this is a failure.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -42,6 +42,10 @@ public actor Provider<Target: TargetType> {
     /// Which identical in-flight requests are merged, unless a target says otherwise
     /// (``TargetType/deduplication``).
     public nonisolated let deduplication: Deduplication
+    /// When failed requests are sent again, unless a target says otherwise (``TargetType/retryPolicy``).
+    public nonisolated let retryPolicy: RetryPolicy
+    /// Signs requests and refreshes the credential when the server refuses it.
+    public nonisolated let authentication: (any RequestAuthentication)?
 
     /// Requests in flight that others may join, by their prepared request. Only the actor touches
     /// it: joining, completing and leaving are each one step on the actor, so no caller can slip
@@ -68,6 +72,9 @@ public actor Provider<Target: TargetType> {
     ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
     ///   - deduplication: Which identical requests in flight are merged. Default:
     ///     ``Deduplication/disabled``.
+    ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/none``.
+    ///   - authentication: Signs requests with a shared credential and refreshes it when refused
+    ///     (``Authentication``). Default: `nil`.
     public init(
         endpointMapping: @escaping EndpointMapping = Provider.defaultEndpointMapping(for:),
         requestMapping: @escaping RequestMapping = Provider.defaultRequestMapping(for:),
@@ -76,7 +83,9 @@ public actor Provider<Target: TargetType> {
         plugins: [any Plugin] = [],
         clock: any Clock<Duration> = ContinuousClock(),
         timeout: Duration? = nil,
-        deduplication: Deduplication = .disabled
+        deduplication: Deduplication = .disabled,
+        retryPolicy: RetryPolicy = .none,
+        authentication: (any RequestAuthentication)? = nil
     ) {
         self.endpointMapping = endpointMapping
         self.requestMapping = requestMapping
@@ -86,6 +95,8 @@ public actor Provider<Target: TargetType> {
         self.clock = clock
         self.timeout = timeout
         self.deduplication = deduplication
+        self.retryPolicy = retryPolicy
+        self.authentication = authentication
     }
 
     /// Sends the request for `target` and returns its response.

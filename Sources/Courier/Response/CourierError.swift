@@ -35,6 +35,11 @@ public enum CourierError: Error, Sendable {
     case cancelled
     /// The transport failed, e.g. `URLError(.cannotConnectToHost)`, with the response if one came.
     case underlying(any Error, Response?)
+    /// The request was sent `attempts` times (``RetryPolicy``) and the last attempt failed with
+    /// `lastError`. ``response`` and ``underlyingError`` are the last attempt's.
+    indirect case retryLimitReached(attempts: Int, lastError: CourierError)
+    /// The credential could not be refreshed (``AuthenticationFailure``).
+    case authentication(AuthenticationFailure)
 
     /// The response involved, when there is one.
     public var response: Response? {
@@ -44,6 +49,10 @@ public enum CourierError: Error, Sendable {
             response
         case .underlying(_, let response):
             response
+        case .retryLimitReached(_, let lastError):
+            lastError.response
+        case .authentication:
+            nil
         case .requestMapping, .parameterEncoding, .encodableMapping, .multipartEncoding,
             .downloadDestination, .timedOut, .cancelled:
             nil
@@ -57,6 +66,10 @@ public enum CourierError: Error, Sendable {
             .downloadDestination(let error), .jsonMapping(let error, _), .objectMapping(let error, _),
             .underlying(let error, _):
             error
+        case .retryLimitReached(_, let lastError):
+            lastError.underlyingError ?? lastError
+        case .authentication(let failure):
+            failure.cause
         case .requestMapping, .statusCode, .stringMapping, .timedOut, .cancelled:
             nil
         }
@@ -75,6 +88,7 @@ public enum CourierError: Error, Sendable {
         switch self {
         case .timedOut: true
         case .underlying(let error, _): (error as? URLError)?.code == .timedOut
+        case .retryLimitReached(_, let lastError): lastError.isTimeout
         default: false
         }
     }
@@ -127,6 +141,11 @@ extension CourierError: LocalizedError {
         case .underlying(let error, let response):
             "The request failed: \(Self.describe(error))"
                 + (response.map { " (status \($0.statusCode))" } ?? "") + "."
+        case .retryLimitReached(let attempts, let lastError):
+            "The request failed after \(attempts) attempts. "
+                + (lastError.errorDescription ?? "\(lastError)")
+        case .authentication(let failure):
+            "Authentication failed: \(failure)."
         }
     }
 }

@@ -37,6 +37,7 @@ public enum MultiTarget: TargetType {
     public var sampleResponse: SampleResponse { target.sampleResponse }
     public var timeout: Duration? { target.timeout }
     public var deduplication: Deduplication? { target.deduplication }
+    public var retryPolicy: RetryPolicy? { target.retryPolicy }
 }
 
 extension TargetType {

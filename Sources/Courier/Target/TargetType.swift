@@ -49,6 +49,10 @@ public protocol TargetType: Sendable {
     /// Whether requests for this target are merged with identical ones in flight, overriding the
     /// provider's policy. Default: `nil` (use the provider's).
     var deduplication: Deduplication? { get }
+
+    /// When failed requests for this target are sent again, overriding the provider's policy.
+    /// Default: `nil` (use the provider's).
+    var retryPolicy: RetryPolicy? { get }
 }
 
 extension TargetType {
@@ -60,4 +64,5 @@ extension TargetType {
     public var sampleResponse: SampleResponse { .networkResponse(200, sampleData) }
     public var timeout: Duration? { nil }
     public var deduplication: Deduplication? { nil }
+    public var retryPolicy: RetryPolicy? { nil }
 }

@@ -1,0 +1,209 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How to use and renew a credential, for ``Authentication``.
+///
+/// ```swift
+/// struct OAuth: Authenticator {
+///     let client: AuthClient
+///     func apply(_ token: Token, to request: inout URLRequest) {
+///         request.setValue("Bearer \(token.access)", forHTTPHeaderField: "Authorization")
+///     }
+///     func refresh(_ token: Token) async throws -> Token {
+///         try await client.refresh(token.refresh)
+///     }
+/// }
+/// ```
+public protocol Authenticator: Sendable {
+    /// What the requests are signed with (a token, a key pair…).
+    associatedtype Credential: Sendable
+
+    /// Signs a request with the credential (usually: sets `Authorization`).
+    /// - Parameters:
+    ///   - credential: The current credential.
+    ///   - request: The request to sign.
+    func apply(_ credential: Credential, to request: inout URLRequest)
+
+    /// Gets a new credential to replace `credential`, which the server refused.
+    /// - Parameter credential: The refused credential.
+    /// - Returns: The new credential.
+    /// - Throws: Any error; waiting requests fail with ``CourierError/authentication(_:)``.
+    func refresh(_ credential: Credential) async throws -> Credential
+
+    /// Whether a response means the credential was refused. Default: status 401.
+    /// - Parameter response: A response to a signed request.
+    /// - Returns: `true` to refresh and retry.
+    func requiresRefresh(_ response: Response) -> Bool
+}
+
+extension Authenticator {
+    public func requiresRefresh(_ response: Response) -> Bool { response.statusCode == 401 }
+}
+
+/// Why authentication failed. Wrapped in ``CourierError/authentication(_:)``.
+public enum AuthenticationFailure: Error, Sendable, CustomStringConvertible {
+    /// ``Authenticator/refresh(_:)`` threw this.
+    case refreshFailed(any Error)
+    /// More than `refreshes` refreshes were needed within `window`: the server keeps refusing new
+    /// credentials, so Courier stops instead of looping.
+    case refreshLimitReached(refreshes: Int, window: Duration)
+
+    /// The error the refresh threw, if that is what happened.
+    public var cause: (any Error)? {
+        if case .refreshFailed(let error) = self { return error }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .refreshFailed(let error): "the credential could not be refreshed: \(error)"
+        case .refreshLimitReached(let refreshes, let window):
+            "more than \(refreshes) credential refreshes within \(window)"
+        }
+    }
+}
+
+/// A request signed with a given version of the credential.
+public struct SignedRequest: Sendable {
+    /// The signed request.
+    public let request: URLRequest
+    /// Which credential signed it: bumped by each refresh.
+    let generation: Int
+}
+
+/// What a provider needs from an authentication. ``Authentication`` implements it; you do not
+/// need to.
+public protocol RequestAuthentication: Sendable {
+    /// Signs `request` with the current credential, first waiting for a refresh in progress.
+    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest
+    /// Whether `response` means the credential was refused.
+    func requiresRefresh(_ response: Response) -> Bool
+    /// Makes sure the credential is newer than the one that signed `request`: refreshes it, or
+    /// waits for the refresh already running, or returns at once if that already happened.
+    func refresh(after request: SignedRequest) async throws(CourierError)
+}
+
+/// A credential shared by every request of one or more providers, refreshed once however many
+/// requests find it refused.
+///
+/// ```swift
+/// let auth = Authentication(OAuth(client: client), credential: savedToken)
+/// let provider = Provider<API>(authentication: auth)
+/// ```
+///
+/// Each request is signed just before it is sent. When a response says the credential was refused
+/// (401 by default), the credential is refreshed and the request is sent once more with the new
+/// one. The state lives in this actor, so N requests failing at once cause exactly one refresh:
+/// the first starts it, the others wait for it, requests that start meanwhile wait for it instead
+/// of going out with the old credential, and a request signed with an older credential than the
+/// current one is simply re-signed. A failed refresh fails every waiting request with
+/// ``CourierError/authentication(_:)``; so does needing more than ``maxRefreshes`` refreshes within
+/// ``refreshWindow`` (a server that refuses every credential would otherwise loop forever).
+public actor Authentication<A: Authenticator>: RequestAuthentication {
+    private let authenticator: A
+    private let clock: any Clock<Duration>
+    /// At most this many refreshes within ``refreshWindow``. Default: 5.
+    public nonisolated let maxRefreshes: Int
+    /// Default: 30 seconds.
+    public nonisolated let refreshWindow: Duration
+
+    /// The credential requests are signed with now.
+    public private(set) var credential: A.Credential
+    private var generation = 0
+    private var refreshing: Task<A.Credential, any Error>?
+    private var refreshTimes: [Duration] = []
+    private let start: any InstantProtocol<Duration>
+
+    /// Creates an authentication.
+    /// - Parameters:
+    ///   - authenticator: How to apply and refresh the credential.
+    ///   - credential: The credential to start with.
+    ///   - maxRefreshes: At most this many refreshes within `refreshWindow`. Default: 5.
+    ///   - refreshWindow: Default: 30 seconds.
+    ///   - clock: The clock the window is measured on. Default: `ContinuousClock()`.
+    public init(
+        _ authenticator: A, credential: A.Credential, maxRefreshes: Int = 5,
+        refreshWindow: Duration = .seconds(30), clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.authenticator = authenticator
+        self.credential = credential
+        self.maxRefreshes = maxRefreshes
+        self.refreshWindow = refreshWindow
+        self.clock = clock
+        self.start = clock.now
+    }
+
+    /// How many times the credential was refreshed.
+    public var refreshCount: Int { generation }
+
+    public func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
+        if let refreshing {
+            // Do not go out with a credential that is being replaced.
+            _ = try await Self.wait(for: refreshing)
+        }
+        var signed = request
+        authenticator.apply(credential, to: &signed)
+        return SignedRequest(request: signed, generation: generation)
+    }
+
+    public nonisolated func requiresRefresh(_ response: Response) -> Bool {
+        authenticator.requiresRefresh(response)
+    }
+
+    public func refresh(after request: SignedRequest) async throws(CourierError) {
+        // Already refreshed since this request was signed: just sign it again.
+        if request.generation < generation { return }
+        if let refreshing {
+            _ = try await Self.wait(for: refreshing)
+            return
+        }
+        let now = elapsed()
+        refreshTimes = refreshTimes.filter { now - $0 < refreshWindow }
+        guard refreshTimes.count < maxRefreshes else {
+            throw .authentication(.refreshLimitReached(refreshes: maxRefreshes, window: refreshWindow))
+        }
+        refreshTimes.append(now)
+        let stale = credential
+        // The task installs the new credential itself, on this actor, before anyone waiting for it
+        // resumes: a request waiting in `sign` must never see the old credential afterwards.
+        let task = Task { [authenticator] () async throws -> A.Credential in
+            do {
+                let fresh = try await authenticator.refresh(stale)
+                self.install(fresh)
+                return fresh
+            } catch {
+                self.refreshing = nil
+                throw error
+            }
+        }
+        refreshing = task
+        _ = try await Self.wait(for: task)
+    }
+
+    private func install(_ fresh: A.Credential) {
+        credential = fresh
+        generation += 1
+        refreshing = nil
+    }
+
+    private func elapsed() -> Duration {
+        func since<I: InstantProtocol<Duration>>(_ start: I) -> Duration {
+            // The clock's `now` has the same instant type as `start`.
+            (clock.now as? I).map { start.duration(to: $0) } ?? .zero
+        }
+        return since(start)
+    }
+
+    private static func wait(for task: Task<A.Credential, any Error>) async throws(CourierError) -> A.Credential {
+        do {
+            return try await task.value
+        } catch let error as CourierError {
+            throw error
+        } catch {
+            throw .authentication(.refreshFailed(error))
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// When and how a failed request is sent again.
+///
+/// ```swift
+/// let provider = Provider<API>(retryPolicy: .default)            // 3 attempts, idempotent methods
+/// let patient = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(1), maxDelay: .seconds(20))
+/// ```
+///
+/// A failure is retried when the method is allowed (``methods``), the attempt limit is not reached,
+/// and the response status is in ``retryableStatusCodes`` or the transport failed with one of
+/// ``retryableErrors`` (or the request's deadline passed). The wait before attempt *n + 1* is
+/// `baseDelay × multiplier^(n − 1)`, capped at ``maxDelay``, then jittered; a `Retry-After` header
+/// (seconds or an HTTP date) replaces it, capped at ``maxDelay`` too. Waits use the provider's
+/// clock, and cancelling the request during one ends it at once. When a request was sent more than
+/// once and still failed, the error is ``CourierError/retryLimitReached(attempts:lastError:)``.
+public struct RetryPolicy: Sendable, Hashable {
+    /// How waits are randomized, so many clients do not retry in step.
+    public enum Jitter: Sendable, Hashable {
+        /// Exactly the computed delay.
+        case none
+        /// A random delay between zero and the computed one ("full jitter").
+        case full
+    }
+
+    /// Attempts in all, the first included. `1` means no retry. Default: 3.
+    public var maxAttempts: Int
+    /// The wait before the first retry. Default: 0.5 s.
+    public var baseDelay: Duration
+    /// How much each wait grows. Default: 2.
+    public var multiplier: Double
+    /// The longest wait, `Retry-After` included. Default: 30 s.
+    public var maxDelay: Duration
+    /// Default: ``Jitter/full``.
+    public var jitter: Jitter
+    /// Statuses worth retrying. Default: 408, 429, 500, 502, 503, 504.
+    public var retryableStatusCodes: Set<Int>
+    /// Transport failures worth retrying. Default: timed out, connection lost, cannot connect,
+    /// cannot find host, DNS lookup failed, not connected to the internet.
+    public var retryableErrors: Set<URLError.Code>
+    /// Methods that may be retried; `nil` means all. Default: the idempotent ones (GET, HEAD,
+    /// OPTIONS, PUT, DELETE, TRACE, QUERY).
+    public var methods: Set<HTTPMethod>?
+    /// Whether a `Retry-After` header sets the wait. Default: `true`.
+    public var respectsRetryAfter: Bool
+
+    /// Creates a policy; every parameter has the default documented on its property.
+    public init(
+        maxAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(500),
+        multiplier: Double = 2,
+        maxDelay: Duration = .seconds(30),
+        jitter: Jitter = .full,
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retryableErrors: Set<URLError.Code> = RetryPolicy.defaultRetryableErrors,
+        methods: Set<HTTPMethod>? = [.get, .head, .options, .put, .delete, .trace, .query],
+        respectsRetryAfter: Bool = true
+    ) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retryableErrors = retryableErrors
+        self.methods = methods
+        self.respectsRetryAfter = respectsRetryAfter
+    }
+
+    /// Never retry (the provider's default).
+    public static let none = RetryPolicy(maxAttempts: 1)
+    /// The defaults: 3 attempts of idempotent requests, 0.5 s then 1 s (jittered), at most 30 s.
+    public static let `default` = RetryPolicy()
+
+    /// The transport failures retried by default.
+    public static let defaultRetryableErrors: Set<URLError.Code> = [
+        .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+        .notConnectedToInternet,
+    ]
+
+    /// Whether and when to send a request again.
+    public enum Decision: Sendable, Hashable {
+        /// Send it again after this wait.
+        case retry(after: Duration)
+        /// Stop and report the failure.
+        case doNotRetry
+    }
+
+    /// Decides about a failed attempt.
+    /// - Parameters:
+    ///   - error: How the attempt failed.
+    ///   - request: The request that was sent.
+    ///   - attempt: Which attempt it was, from 1.
+    ///   - now: The current date, for `Retry-After` dates. Default: now.
+    /// - Returns: ``Decision/retry(after:)`` or ``Decision/doNotRetry``.
+    public func decision(
+        after error: CourierError, request: URLRequest, attempt: Int, now: Date = Date()
+    ) -> Decision {
+        guard attempt < maxAttempts, isRetryable(error) else { return .doNotRetry }
+        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        if let methods, !methods.contains(method) { return .doNotRetry }
+        if respectsRetryAfter, let header = error.response?.value(forHTTPHeaderField: "Retry-After"),
+            let wait = Self.retryAfter(header, now: now)
+        {
+            return .retry(after: min(wait, maxDelay))
+        }
+        return .retry(after: delay(forRetry: attempt))
+    }
+
+    /// Whether the failure is one this policy retries (ignoring attempts and method).
+    public func isRetryable(_ error: CourierError) -> Bool {
+        switch error {
+        case .statusCode(let response):
+            return retryableStatusCodes.contains(response.statusCode)
+        case .timedOut:
+            return retryableErrors.contains(.timedOut)
+        case .underlying(let underlying, _):
+            guard let code = (URLErrors.normalize(underlying) as? URLError)?.code else { return false }
+            return retryableErrors.contains(code)
+        default:
+            return false
+        }
+    }
+
+    /// The wait after attempt `attempt` (from 1): exponential, capped, jittered.
+    func delay(forRetry attempt: Int) -> Duration {
+        let base = Double(baseDelay.components.seconds) + Double(baseDelay.components.attoseconds) / 1e18
+        let cap = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
+        let exponential = base * pow(max(multiplier, 1), Double(max(attempt - 1, 0)))
+        var seconds = min(exponential.isFinite ? exponential : cap, cap)
+        if jitter == .full { seconds = Double.random(in: 0...max(seconds, 0)) }
+        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+    }
+
+    /// `Retry-After`: delay-seconds or an HTTP date (RFC 9110 §10.2.3). A date in the past means now.
+    static func retryAfter(_ header: String, now: Date) -> Duration? {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        guard let date = HTTPDate.parse(text) else { return nil }
+        let interval = max(0, date.timeIntervalSince(now))
+        return .milliseconds(Int64((interval * 1000).rounded()))
+    }
+}
+
+/// HTTP dates (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms.
+enum HTTPDate {
+    static func parse(_ text: String) -> Date? {
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,146 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct AuthenticationTests {
+    /// Tokens are "token-N"; refreshing gives "token-(N+1)" after passing `gate`.
+    struct Counting: Authenticator {
+        let refreshes = Locked(0)
+        let gate: StageGate
+        let failure: (any Error & Sendable)?
+
+        init(gate: StageGate = { let gate = StageGate(); gate.open(); return gate }(), failure: (any Error & Sendable)? = nil) {
+            self.gate = gate
+            self.failure = failure
+        }
+
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+
+        func refresh(_ credential: String) async throws -> String {
+            refreshes.withLock { $0 += 1 }
+            try await gate.pass()
+            if let failure { throw failure }
+            return "token-\(Int(credential.dropFirst(6))! + 1)"
+        }
+    }
+
+    /// Accepts only `Bearer <accepted>`; answers 401 otherwise. Records what it saw.
+    final class TokenServer: Transport {
+        let accepted: String?
+        let seen = Locked<[String]>([])
+        init(accepting accepted: String?) { self.accepted = accepted }
+
+        func send(_ request: URLRequest) async throws -> Response {
+            let header = request.value(forHTTPHeaderField: "Authorization") ?? ""
+            seen.withLock { $0.append(header) }
+            let ok = accepted.map { header == "Bearer \($0)" } ?? false
+            return Response(statusCode: ok ? 200 : 401, data: Data(), request: request)
+        }
+    }
+
+    @Test func oneHundredConcurrent401sCauseOneRefresh() async throws {
+        let authenticator = Counting()
+        let authentication = Authentication(authenticator, credential: "token-0")
+        let server = TokenServer(accepting: "token-1")
+        let provider = Provider<TestAPI>(transport: server, authentication: authentication)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for id in 0..<100 {
+                group.addTask { try await provider.request(.item(id: id)).statusCode }
+            }
+            for try await code in group { #expect(code == 200) }
+        }
+        #expect(authenticator.refreshes.withLock { $0 } == 1)
+        #expect(await authentication.refreshCount == 1)
+        #expect(await authentication.credential == "token-1")
+    }
+
+    @Test func requestsStartedDuringARefreshWaitForIt() async throws {
+        let gate = StageGate()
+        let authenticator = Counting(gate: gate)
+        let authentication = Authentication(authenticator, credential: "token-0")
+        let server = TokenServer(accepting: "token-1")
+        let provider = Provider<TestAPI>(transport: server, authentication: authentication)
+        let first = Task { try await provider.request(.plain) }
+        await gate.waitForArrivals(1)  // the refresh is running
+        let second = Task { try await provider.request(.item(id: 2)) }
+        // The second request must not go out with the stale token while the refresh runs.
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(server.seen.withLock { $0 } == ["Bearer token-0"])
+        gate.open()
+        #expect(try await first.value.statusCode == 200)
+        #expect(try await second.value.statusCode == 200)
+        #expect(server.seen.withLock { $0 }.filter { $0 == "Bearer token-0" }.count == 1)
+        #expect(authenticator.refreshes.withLock { $0 } == 1)
+    }
+
+    @Test func refreshFailureFailsEveryWaitingRequest() async {
+        struct Revoked: Error {}
+        let gate = StageGate()
+        let authentication = Authentication(Counting(gate: gate, failure: Revoked()), credential: "token-0")
+        let provider = Provider<TestAPI>(transport: TokenServer(accepting: "token-1"), authentication: authentication)
+        let tasks = (0..<10).map { id in Task { try await provider.request(.item(id: id)) } }
+        await gate.waitForArrivals(1)
+        gate.open()
+        for task in tasks {
+            let error = (await task.result).failure as? CourierError
+            guard case .authentication(.refreshFailed(let cause)) = error else {
+                Issue.record("expected refreshFailed, got \(String(describing: error))")
+                continue
+            }
+            #expect(cause is Revoked)
+        }
+    }
+
+    @Test func refreshWindowStopsLoops() async {
+        let clock = TestClock()
+        let authenticator = Counting()
+        let authentication = Authentication(
+            authenticator, credential: "token-0", maxRefreshes: 2, refreshWindow: .seconds(30), clock: clock)
+        // A server that refuses every token.
+        let provider = Provider<TestAPI>(transport: TokenServer(accepting: nil), authentication: authentication)
+        for _ in 0..<2 {
+            let error = await #expect(throws: CourierError.self) { try await provider.request(.validated(0, .successCodes)) }
+            guard case .retryLimitReached(2, .statusCode)? = error else {
+                Issue.record("expected the refreshed retry to fail with 401, got \(String(describing: error))")
+                return
+            }
+        }
+        let error = await #expect(throws: CourierError.self) { try await provider.request(.validated(0, .successCodes)) }
+        guard case .authentication(.refreshLimitReached(2, .seconds(30)))? = error else {
+            Issue.record("expected refreshLimitReached, got \(String(describing: error))")
+            return
+        }
+        #expect(authenticator.refreshes.withLock { $0 } == 2)
+        // After the window, refreshing is allowed again.
+        clock.advance(by: .seconds(31))
+        let later = await #expect(throws: CourierError.self) { try await provider.request(.validated(0, .successCodes)) }
+        guard case .retryLimitReached? = later else {
+            Issue.record("expected a refresh after the window, got \(String(describing: later))")
+            return
+        }
+        #expect(authenticator.refreshes.withLock { $0 } == 3)
+    }
+
+    @Test func customRefreshPredicate() async throws {
+        struct On403: Authenticator {
+            func apply(_ credential: String, to request: inout URLRequest) {
+                request.setValue(credential, forHTTPHeaderField: "X-Key")
+            }
+            func refresh(_ credential: String) async throws -> String { "fresh" }
+            func requiresRefresh(_ response: Response) -> Bool { response.statusCode == 403 }
+        }
+        let transport = RecordingTransport { request in
+            let fresh = request.value(forHTTPHeaderField: "X-Key") == "fresh"
+            return Response(statusCode: fresh ? 200 : 403, data: Data(), request: request)
+        }
+        let provider = Provider<TestAPI>(transport: transport, authentication: Authentication(On403(), credential: "stale"))
+        #expect(try await provider.request(.plain).statusCode == 200)
+        #expect(transport.sent.compactMap { $0.value(forHTTPHeaderField: "X-Key") } == ["stale", "fresh"])
+    }
+}

@@ -1,0 +1,251 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct RetryPolicyTests {
+    private let get = URLRequest(url: URL(string: "https://api.example.com/a")!)
+    private var post: URLRequest {
+        var request = get
+        request.httpMethod = "POST"
+        return request
+    }
+    private let fixed = RetryPolicy(maxAttempts: 4, baseDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(3), jitter: .none)
+
+    private func status(_ code: Int, headers: [String: String] = [:]) -> CourierError {
+        let http = HTTPURLResponse(url: get.url!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: headers)
+        return .statusCode(Response(statusCode: code, data: Data(), request: get, response: http))
+    }
+
+    @Test func exponentialDelaysCappedAtTheMaximum() {
+        #expect(fixed.decision(after: status(503), request: get, attempt: 1) == .retry(after: .seconds(1)))
+        #expect(fixed.decision(after: status(503), request: get, attempt: 2) == .retry(after: .seconds(2)))
+        #expect(fixed.decision(after: status(503), request: get, attempt: 3) == .retry(after: .seconds(3)))
+        #expect(fixed.decision(after: status(503), request: get, attempt: 4) == .doNotRetry)
+    }
+
+    @Test func fullJitterStaysWithinTheComputedDelay() {
+        var policy = fixed
+        policy.jitter = .full
+        for _ in 0..<200 {
+            guard case .retry(let delay) = policy.decision(after: status(503), request: get, attempt: 2) else {
+                Issue.record("expected a retry")
+                return
+            }
+            #expect(delay >= .zero && delay <= .seconds(2))
+        }
+    }
+
+    @Test(arguments: [408, 429, 500, 502, 503, 504])
+    func defaultRetryableStatuses(code: Int) {
+        #expect(RetryPolicy.default.isRetryable(status(code)))
+    }
+
+    @Test(arguments: [400, 401, 403, 404, 409, 422, 501])
+    func otherStatusesAreNotRetried(code: Int) {
+        #expect(fixed.decision(after: status(code), request: get, attempt: 1) == .doNotRetry)
+    }
+
+    @Test func transportErrors() {
+        for code: URLError.Code in [.timedOut, .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet] {
+            #expect(fixed.isRetryable(.underlying(URLError(code), nil)), "\(code)")
+        }
+        #expect(fixed.isRetryable(.timedOut(.seconds(1))))
+        #expect(!fixed.isRetryable(.underlying(URLError(.badURL), nil)))
+        #expect(!fixed.isRetryable(.cancelled))
+        #expect(!fixed.isRetryable(.requestMapping("x")))
+    }
+
+    @Test func nonIdempotentMethodsAreNotRetriedByDefault() {
+        #expect(fixed.decision(after: status(503), request: post, attempt: 1) == .doNotRetry)
+        var all = fixed
+        all.methods = nil
+        #expect(all.decision(after: status(503), request: post, attempt: 1) == .retry(after: .seconds(1)))
+    }
+
+    @Test func retryAfterSecondsIsHonouredAndCapped() {
+        #expect(fixed.decision(after: status(429, headers: ["Retry-After": "2"]), request: get, attempt: 1) == .retry(after: .seconds(2)))
+        #expect(fixed.decision(after: status(503, headers: ["Retry-After": "120"]), request: get, attempt: 1) == .retry(after: .seconds(3)))
+    }
+
+    @Test func retryAfterHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
+        let inTwo = status(503, headers: ["Retry-After": "Tue, 14 Nov 2023 22:13:22 GMT"])
+        #expect(fixed.decision(after: inTwo, request: get, attempt: 1, now: now) == .retry(after: .seconds(2)))
+        let past = status(503, headers: ["Retry-After": "Tue, 14 Nov 2023 22:00:00 GMT"])
+        #expect(fixed.decision(after: past, request: get, attempt: 1, now: now) == .retry(after: .zero))
+        let garbage = status(503, headers: ["Retry-After": "soon"])
+        #expect(fixed.decision(after: garbage, request: get, attempt: 1, now: now) == .retry(after: .seconds(1)))
+    }
+
+    @Test func noneNeverRetries() {
+        #expect(RetryPolicy.none.decision(after: status(503), request: get, attempt: 1) == .doNotRetry)
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct RetryProviderTests {
+    /// Answers each request with the next status in `statuses` (the last one repeats).
+    final class ScriptedTransport: Transport {
+        private let statuses: [Int]
+        private let sentBodies = Locked<[Data?]>([])
+        init(_ statuses: [Int]) { self.statuses = statuses }
+        var bodies: [Data?] { sentBodies.withLock { $0 } }
+        var calls: Int { bodies.count }
+
+        func send(_ request: URLRequest) async throws -> Response {
+            try await send(Transfer(request: request))
+        }
+
+        func send(_ transfer: Transfer) async throws -> Response {
+            var body = transfer.request.httpBody
+            if case .file(let url) = transfer.body { body = try Data(contentsOf: url) }
+            let index = sentBodies.withLock { bodies in
+                bodies.append(body)
+                return bodies.count - 1
+            }
+            let code = statuses[min(index, statuses.count - 1)]
+            return Response(statusCode: code, data: Data("\(code)".utf8), request: transfer.request)
+        }
+    }
+
+    struct RetryLog: Plugin {
+        let log: EventLog
+        func willRetry(_ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType) async {
+            log.append("retry \(attempt) after \(delay)")
+        }
+    }
+
+    private let policy = RetryPolicy(maxAttempts: 3, baseDelay: .seconds(1), maxDelay: .seconds(10), jitter: .none)
+
+    @Test func retriesUntilSuccessWaitingOnTheClock() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([503, 502, 200])
+        let log = EventLog()
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [RecordingPlugin("A", log: log), RetryLog(log: log)], clock: clock,
+            retryPolicy: policy)
+        let request = Task { try await provider.request(.validated(0, .successCodes)) }
+        await clock.waitForSleepers(1)
+        #expect(transport.calls == 1)
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(1)
+        #expect(transport.calls == 2)
+        clock.advance(by: .seconds(2))
+        #expect(try await request.value.statusCode == 200)
+        #expect(transport.calls == 3)
+        #expect(log.all.filter { $0.hasPrefix("retry") } == ["retry 1 after 1.0 seconds", "retry 2 after 2.0 seconds"])
+        #expect(log.all.filter { $0 == "A.willSend" }.count == 3)
+        #expect(log.all.filter { $0.hasPrefix("A.didReceive") } == ["A.didReceive(statusCode 503)", "A.didReceive(statusCode 502)", "A.didReceive(200)"])
+        #expect(log.all.filter { $0.hasPrefix("A.process") } == ["A.process(200)"])
+    }
+
+    @Test func finalErrorSaysHowManyAttempts() async {
+        let clock = TestClock()
+        let provider = Provider<TestAPI>(transport: ScriptedTransport([503]), clock: clock, retryPolicy: policy)
+        let request = Task { try await provider.request(.validated(0, .successCodes)) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(2))
+        let error = (await request.result).failure as? CourierError
+        guard case .retryLimitReached(let attempts, let last) = error else {
+            Issue.record("expected retryLimitReached, got \(String(describing: error))")
+            return
+        }
+        #expect(attempts == 3)
+        #expect(last.response?.statusCode == 503)
+        #expect(error?.response?.statusCode == 503)
+        #expect(error?.localizedDescription.contains("3 attempts") == true)
+    }
+
+    @Test func postIsNotRetried() async {
+        struct Create: TargetType {
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "items" }
+            var method: HTTPMethod { .post }
+            var validation: ValidationType { .successCodes }
+        }
+        let transport = ScriptedTransport([503, 200])
+        let provider = Provider<Create>(transport: transport, retryPolicy: policy)
+        await #expect {
+            try await provider.request(Create())
+        } throws: { error in
+            guard case CourierError.statusCode = error else { return false }
+            return true
+        }
+        #expect(transport.calls == 1, "no retry")
+    }
+
+    @Test func cancellingDuringTheWaitEndsAtOnce() async {
+        let clock = TestClock()
+        let log = EventLog()
+        let transport = ScriptedTransport([503])
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [RecordingPlugin("A", log: log)], clock: clock, retryPolicy: policy)
+        let request = Task { try await provider.request(.validated(0, .successCodes)) }
+        await clock.waitForSleepers(1)
+        request.cancel()
+        #expect(((await request.result).failure as? CourierError)?.isCancellation == true)
+        #expect(transport.calls == 1)
+        #expect(log.all.suffix(2) == ["A.didReceive(cancelled)", "A.process(cancelled)"])
+    }
+
+    @Test func targetPolicyOverridesTheProvider() async throws {
+        struct Flaky: TargetType {
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "flaky" }
+            var validation: ValidationType { .successCodes }
+            var retryPolicy: RetryPolicy? { RetryPolicy(maxAttempts: 2, baseDelay: .zero, jitter: .none) }
+        }
+        let transport = ScriptedTransport([500, 200])
+        let provider = Provider<Flaky>(transport: transport, retryPolicy: .none)
+        #expect(try await provider.request(Flaky()).statusCode == 200)
+        #expect(transport.calls == 2)
+    }
+
+    @Test func transportErrorsAreRetried() async throws {
+        final class FailingOnce: Transport {
+            let calls = Locked(0)
+            func send(_ request: URLRequest) async throws -> Response {
+                let call = calls.withLock { value in
+                    value += 1
+                    return value
+                }
+                if call == 1 { throw URLError(.networkConnectionLost) }
+                return Response(statusCode: 200, data: Data(), request: request)
+            }
+        }
+        let transport = FailingOnce()
+        let provider = Provider<TestAPI>(transport: transport, retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none))
+        #expect(try await provider.request(.plain).statusCode == 200)
+        #expect(transport.calls.withLock { $0 } == 2)
+    }
+
+    @Test func fileAndMultipartBodiesAreResentWhole() async throws {
+        struct Upload: TargetType {
+            var task: HTTPTask
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "upload" }
+            var method: HTTPMethod { .put }
+            var validation: ValidationType { .successCodes }
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("body.bin", contents: Data("file body".utf8))
+        let fileTransport = ScriptedTransport([503, 200])
+        let anyMethod = RetryPolicy(baseDelay: .zero, jitter: .none, methods: nil)
+        _ = try await Provider<Upload>(transport: fileTransport, retryPolicy: anyMethod).request(Upload(task: .uploadFile(file)))
+        #expect(fileTransport.bodies == [Data("file body".utf8), Data("file body".utf8)])
+
+        let form = MultipartFormData(
+            boundary: "b", parts: [.init(name: "f", data: Data(repeating: 7, count: 2_000))], memoryThreshold: 100)
+        let formTransport = ScriptedTransport([503, 200])
+        _ = try await Provider<Upload>(transport: formTransport, retryPolicy: anyMethod).request(Upload(task: .uploadMultipart(form)))
+        #expect(formTransport.bodies.count == 2)
+        #expect(formTransport.bodies[0] == formTransport.bodies[1])
+        #expect((formTransport.bodies[0]?.count ?? 0) > 2_000)
+    }
+}
