@@ -1,0 +1,217 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct NetworkLoggerTests {
+    struct Secret: TargetType {
+        var method: HTTPMethod = .post
+        var task: HTTPTask = .data(Data(#"{"name":"ada"}"#.utf8))
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "users" }
+        var headers: [String: String] {
+            ["Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Api-Key": "k3y", "Accept": "application/json"]
+        }
+        var sampleData: Data { Data(#"{"id":1}"#.utf8) }
+    }
+
+    private func lines(_ options: NetworkLogger.Options, target: Secret = Secret(), redacting: Set<String> = [], maxBodyBytes: Int = 4096, status: Int = 200) async -> String {
+        let log = EventLog()
+        let provider = Provider<Secret>(
+            endpointMapping: { target in
+                var endpoint = try Endpoint(target: target)
+                endpoint.sampleResponse = { .networkResponse(status, target.sampleData) }
+                return endpoint
+            },
+            stubBehavior: Provider.immediatelyStub,
+            plugins: [.logger(options, redactedHeaders: redacting, maxBodyBytes: maxBodyBytes, output: { log.append($0) })])
+        _ = try? await provider.request(target)
+        return log.all.joined(separator: "\n")
+    }
+
+    @Test func defaultLogsMethodURLAndStatus() async {
+        let output = await lines(.default)
+        #expect(output == "→ POST https://api.example.com/users\n← 200 https://api.example.com/users (8 bytes)")
+    }
+
+    @Test func headersAreLoggedWithSecretsRedacted() async {
+        let output = await lines([.requestHeaders], redacting: ["x-api-key"])
+        #expect(output.contains("Accept: application/json"))
+        #expect(output.contains("Authorization: <redacted>"))
+        #expect(output.contains("Cookie: <redacted>"))
+        #expect(output.contains("X-Api-Key: <redacted>"))
+        #expect(!output.contains("s3cret") && !output.contains("abc") && !output.contains("k3y"))
+    }
+
+    @Test func bodiesAreLoggedPerOption() async {
+        let request = await lines([.requestBody])
+        #expect(request.contains(#"body: {"name":"ada"}"#))
+        let success = await lines([.successResponseBody])
+        #expect(success.contains(#"body: {"id":1}"#))
+        let notOnSuccess = await lines([.errorResponseBody])
+        #expect(notOnSuccess.isEmpty)
+    }
+
+    @Test func errorBodiesUseTheirOwnOption() async {
+        struct Validated: TargetType {
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "x" }
+            var validation: ValidationType { .successCodes }
+            var sampleResponse: SampleResponse { .networkResponse(500, Data("boom".utf8)) }
+        }
+        let log = EventLog()
+        let provider = Provider<Validated>(
+            stubBehavior: Provider.immediatelyStub, plugins: [.logger([.responseStatus, .errorResponseBody], output: { log.append($0) })])
+        _ = try? await provider.request(Validated())
+        #expect(log.all.joined().contains("← 500"))
+        #expect(log.all.joined().contains("body: boom"))
+    }
+
+    @Test func longBodiesAreCut() async {
+        let big = Secret(task: .data(Data(String(repeating: "é", count: 100).utf8)))
+        let output = await lines([.requestBody], target: big, maxBodyBytes: 11)
+        #expect(output.contains("body: ééééé… (200 bytes, cut at 11)"))
+    }
+
+    @Test func nonUTF8BodiesAreSummarized() async {
+        let binary = Secret(task: .data(Data([0xFF, 0xFE, 0x00, 0x01])))
+        let output = await lines([.requestBody], target: binary)
+        #expect(output.contains("body: <4 bytes, not UTF-8>"))
+    }
+
+    @Test func transportErrorsAreLogged() async {
+        let log = EventLog()
+        let provider = Provider<TestAPI>(
+            transport: RecordingTransport { _ in throw URLError(.cannotConnectToHost) },
+            plugins: [.logger(output: { log.append($0) })])
+        _ = try? await provider.request(.plain)
+        #expect(log.all.last?.hasPrefix("✗ The request failed") == true)
+    }
+
+    @Test func cURLQuotesEverythingAndRedacts() throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/a?b=c d")!)
+        request.httpMethod = "PUT"
+        request.setValue("it's", forHTTPHeaderField: "X-Quote")
+        request.setValue("Bearer t", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data("it's a body".utf8)
+        let curl = NetworkLogger().cURL(for: request)
+        #expect(curl.hasPrefix("curl -X 'PUT' "))
+        #expect(curl.contains(#"-H 'X-Quote: it'\''s'"#))
+        #expect(curl.contains("-H 'Authorization: <redacted>'"))
+        #expect(curl.contains(#"--data-binary 'it'\''s a body'"#))
+        #expect(curl.hasSuffix("'\(request.url!.absoluteString)'"))
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct AccessTokenAndCredentialsTests {
+    enum API: AccessTokenAuthorizable {
+        case bearer, basic, custom, none, preset
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "me" }
+        var headers: [String: String] { self == .preset ? ["authorization": "Bearer old"] : [:] }
+        var authorizationType: AuthorizationType? {
+            switch self {
+            case .bearer, .preset: .bearer
+            case .basic: .basic
+            case .custom: .custom("Token")
+            case .none: nil
+            }
+        }
+    }
+
+    @Test(arguments: [(API.bearer, "Bearer t0k"), (.basic, "Basic t0k"), (.custom, "Token t0k"), (.preset, "Bearer t0k")])
+    func schemes(target: API, expected: String) async throws {
+        let transport = RecordingTransport()
+        let provider = Provider<API>(transport: transport, plugins: [.accessToken { _ in "t0k" }])
+        _ = try await provider.request(target)
+        let sent = try #require(transport.sent.first)
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == expected)
+        // Replaced, never duplicated.
+        #expect(sent.allHTTPHeaderFields?.keys.filter { $0.lowercased() == "authorization" }.count == 1)
+    }
+
+    @Test func targetsWithoutATypeGetNoToken() async throws {
+        let transport = RecordingTransport()
+        let provider = Provider<MultiTarget>(transport: transport, plugins: [.accessToken { _ in "t0k" }])
+        _ = try await provider.request(MultiTarget(API.none))
+        _ = try await provider.request(MultiTarget(TestAPI.plain))
+        _ = try await provider.request(MultiTarget(API.bearer))
+        #expect(transport.sent.map { $0.value(forHTTPHeaderField: "Authorization") } == [nil, nil, "Bearer t0k"])
+    }
+
+    @Test func tokenFailureStopsTheRequest() async {
+        struct Locked: Error {}
+        let transport = RecordingTransport()
+        let provider = Provider<API>(transport: transport, plugins: [.accessToken { _ in throw Locked() }])
+        await #expect(throws: CourierError.self) { try await provider.request(.bearer) }
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func credentialsAreSentUpFront() async throws {
+        let transport = RecordingTransport()
+        let provider = Provider<TestAPI>(
+            transport: transport,
+            plugins: [.credentials { target in (target as? TestAPI) == .plain ? ("ada", "p:ss") : nil }])
+        _ = try await provider.request(.plain)
+        _ = try await provider.request(.item(id: 1))
+        let expected = "Basic " + Data("ada:p:ss".utf8).base64EncodedString()
+        #expect(transport.sent.map { $0.value(forHTTPHeaderField: "Authorization") } == [expected, nil])
+    }
+}
+
+extension TestAPI: Equatable {
+    static func == (lhs: TestAPI, rhs: TestAPI) -> Bool { lhs.path == rhs.path && lhs.method == rhs.method }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct NetworkActivityTests {
+    @Test func countsRequestsOnTheWire() async throws {
+        let changes = EventLog()
+        let activity = NetworkActivity { change, _ in changes.append("\(change)") }
+        let counts = await activity.activeCounts()
+        let transport = GatedTransport()
+        let provider = Provider<TestAPI>(transport: transport, plugins: [activity])
+        let tasks = (0..<3).map { id in Task { try await provider.request(.item(id: id)) } }
+        await transport.waitForRequests(3)
+        #expect(await activity.activeCount == 3)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(await activity.activeCount == 0)
+        #expect(changes.all.filter { $0 == "began" }.count == 3)
+        #expect(changes.all.filter { $0 == "ended" }.count == 3)
+        var seen: [Int] = []
+        for await count in counts {
+            seen.append(count)
+            if seen.count == 7 { break }
+        }
+        #expect(seen.first == 0 && seen.last == 0 && seen.max() == 3)
+    }
+
+    @Test func aRequestCancelledBeforeSendingNeverBeganOrEnded() async throws {
+        let activity = NetworkActivity()
+        let transport = GatedTransport()
+        let provider = Provider<TestAPI>(transport: transport, plugins: [activity])
+        let inFlight = Task { try await provider.request(.item(id: 1)) }
+        await transport.waitForRequests(1)
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await provider.request(.item(id: 2))
+        }
+        _ = await cancelled.result
+        #expect(await activity.activeCount == 1, "the cancelled request must not end the one in flight")
+        transport.release()
+        _ = try await inFlight.value
+        #expect(await activity.activeCount == 0)
+    }
+
+    @Test func retriesBeginAndEndEachAttempt() async throws {
+        let activity = NetworkActivity()
+        let provider = Provider<TestAPI>(
+            transport: RetryProviderTests.ScriptedTransport([503, 200]), plugins: [activity],
+            retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none))
+        #expect(try await provider.request(.validated(0, .successCodes)).statusCode == 200)
+        #expect(await activity.activeCount == 0)
+    }
+}
