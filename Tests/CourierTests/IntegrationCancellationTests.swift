@@ -33,17 +33,18 @@ struct IntegrationCancellationTests {
     }
 
     @Test func cancellingASlowResponseThrowsPromptly() async throws {
-        let latency = try await cancelWhileWaiting(on: "delay/5")
-        // The server would answer after 5 s; the cancel ends it well before. Alone this takes ~4 ms
-        // (also under ThreadSanitizer); the bound is loose because the stress suites run in parallel
-        // and can hold both cores for a while. The benchmark measures p50/p99.
-        #expect(latency < .seconds(3), "cancel took \(latency)")
+        let latency = try await cancelWhileWaiting(on: "delay/10")
+        // The server would answer 200 after 10 s; the cancellation error shows the cancel ended the
+        // request. Alone this takes well under 1 ms (also under ThreadSanitizer); the bound is only a
+        // sanity check, loose because the stress suites running in parallel can flood the
+        // cooperative pool. The benchmark measures p50/p99 (scripts/bench).
+        #expect(latency < .seconds(8), "cancel took \(latency)")
     }
 
     @Test func cancellingDuringADripBodyThrows() async throws {
         // Headers come at once, then one byte a second for 5 s: the cancel lands in the body.
-        let latency = try await cancelWhileWaiting(on: "drip?duration=5&numbytes=5&delay=0&code=200")
-        #expect(latency < .seconds(3), "cancel took \(latency)")
+        let latency = try await cancelWhileWaiting(on: "drip?duration=10&numbytes=10&delay=0&code=200")
+        #expect(latency < .seconds(8), "cancel took \(latency)")
     }
 
     @Test func aCancelledRequestDoesNotBlockTheNextOne() async throws {
