@@ -60,11 +60,12 @@ struct IntegrationCancellationTests {
 
     @Test func deduplicatedRealRequestsShareOneCall() async throws {
         let provider = Provider<Bin>(deduplication: .enabled)
-        // Twenty callers join within the server's one-second delay.
+        // Twenty callers join within the server's five-second delay (wide, as the stress suites
+        // running in parallel can delay task starts by seconds under ThreadSanitizer).
         let identities = try await withThrowingTaskGroup(of: ObjectIdentifier?.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    let response = try await provider.request(Bin(path: "delay/1"))
+                    let response = try await provider.request(Bin(path: "delay/5"))
                     return response.response.map(ObjectIdentifier.init)
                 }
             }

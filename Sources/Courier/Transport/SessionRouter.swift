@@ -66,6 +66,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// The 401s behind refused challenges of completion-handler tasks (which have no entry).
     private let refusedChallenges = Locked<[Int: HTTPURLResponse]>([:])
 
+    /// Called by a request's task once resumed, to make the hand-off of its result visible to
+    /// ThreadSanitizer (see `ResumeOnce.synchronize`).
+    func synchronize() {
+        entries.withLock { _ in }
+    }
+
     /// The response behind a refused challenge of this task, if there was one (taken once).
     func takeRefusedChallenge(_ taskIdentifier: Int) -> HTTPURLResponse? {
         refusedChallenges.withLock { $0.removeValue(forKey: taskIdentifier) }
@@ -160,6 +166,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let result = outcome(of: entry, task: task, error: error)
+        // Released after the result is built, so the waiting task's `synchronize()` orders it.
+        entries.withLock { _ in }
+        entry.continuation.resume(with: result)
+    }
+
+    private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {
         var writeError = entry.writeError
         if let file = entry.file {
             if writeError == nil, error == nil {
@@ -167,21 +180,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             }
             file.close()
         }
-        if let writeError {
-            entry.continuation.resume(throwing: writeError)
-            return
-        }
+        if let writeError { return .failure(writeError) }
         let httpResponse = task.response as? HTTPURLResponse
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
-            entry.continuation.resume(throwing: URLErrors.normalize(error))
-            return
+            return .failure(URLErrors.normalize(error))
         }
-        guard let httpResponse else {
-            entry.continuation.resume(throwing: URLError(.badServerResponse))
-            return
-        }
-        entry.continuation.resume(
-            returning: Response(
+        guard let httpResponse else { return .failure(URLError(.badServerResponse)) }
+        return .success(
+            Response(
                 statusCode: httpResponse.statusCode, data: entry.data, request: entry.request,
                 response: httpResponse, fileURL: entry.file?.url))
     }

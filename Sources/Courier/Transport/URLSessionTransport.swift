@@ -59,6 +59,8 @@ public final class URLSessionTransport: Transport {
             file = try SessionRouter.FileSink(url: url)
         }
         let latch = CancellationLatch()
+        // See ResumeOnce.synchronize: the router resumes on FoundationNetworking's thread.
+        defer { router.synchronize() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -101,9 +103,12 @@ extension URLSessionTransport {
         let latch = CancellationLatch()
         let router = router
         let request = transfer.request
+        let resumer = Locked<ResumeOnce<Response>?>(nil)
+        defer { resumer.withLock { $0 }?.synchronize() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (checked: CheckedContinuation<Response, any Error>) in
                 let continuation = ResumeOnce(checked)
+                resumer.withLock { $0 = continuation }
                 let identifier = Locked(-1)
                 let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
                     let refused = router.takeRefusedChallenge(identifier.withLock { $0 })
@@ -200,5 +205,13 @@ final class ResumeOnce<Value: Sendable>: Sendable {
             return stored
         }
         continuation?.resume(with: result)
+    }
+
+    /// Called by the awaiting task once resumed. FoundationNetworking may resume the continuation
+    /// on its own thread before the awaiting task has even suspended; the runtime then carries on
+    /// without the path ThreadSanitizer watches, and the hand-off of the result looks like a race.
+    /// Taking the lock the resuming thread released makes the ordering visible.
+    func synchronize() {
+        continuation.withLock { _ in }
     }
 }
