@@ -140,6 +140,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        // 307/308 must repeat the body, which FoundationNetworking drops: refuse, and the transport
+        // re-sends the request itself. Otherwise follow, without credentials if the origin changes.
+        // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
+        let next: URLRequest? =
+            Redirects.repeatsBody(response.statusCode)
+            ? nil : Redirects.strippingCredentials(request, from: task.currentRequest?.url ?? response.url)
+        DispatchQueue.global().async { completionHandler(next) }
+    }
+
+    func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {

@@ -50,7 +50,30 @@ public final class URLSessionTransport: Transport {
     /// Runs a transfer, streaming both ways: a file body is uploaded from the file, a file
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
     /// bytes move. On failure or cancellation a partly written destination file is removed.
+    ///
+    /// Redirects are followed (at most 20). A 307 or 308 repeats the method and the body, as
+    /// RFC 9110 requires (FoundationNetworking alone would send an empty body). A redirect to
+    /// another origin (scheme, host or port) never carries `Authorization`, `Proxy-Authorization`
+    /// or `Cookie`.
     public func send(_ transfer: Transfer) async throws -> Response {
+        var current = transfer
+        for hop in 0...Redirects.maxHops {
+            let response = try await sendOnce(current)
+            guard Redirects.repeatsBody(response.statusCode),
+                let location = response.value(forHTTPHeaderField: "Location"),
+                let from = current.request.url,
+                // An empty reference is the same URL (RFC 3986 §5.2).
+                let target = location.isEmpty ? from : URL(string: location, relativeTo: from)?.absoluteURL
+            else { return response }
+            if hop == Redirects.maxHops { throw URLError(.httpTooManyRedirects) }
+            var next = current.request
+            next.url = target
+            current.request = Redirects.strippingCredentials(next, from: from)
+        }
+        throw URLError(.httpTooManyRedirects)
+    }
+
+    private func sendOnce(_ transfer: Transfer) async throws -> Response {
         if transfer.progress == nil, case .memory = transfer.destination {
             return try await sendBuffered(transfer)
         }

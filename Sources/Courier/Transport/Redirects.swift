@@ -1,0 +1,39 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Rules for following redirects safely.
+enum Redirects {
+    /// FoundationNetworking's own limit for the redirects it follows; Courier applies the same to
+    /// the 307/308 redirects it re-sends itself.
+    static let maxHops = 20
+
+    /// Headers that carry credentials and must not follow a redirect to another origin.
+    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// Statuses whose redirect must repeat the method and body (RFC 9110 §15.4.8, §15.4.9).
+    /// FoundationNetworking keeps the method but sends an empty body, so Courier re-sends these.
+    static func repeatsBody(_ statusCode: Int) -> Bool {
+        statusCode == 307 || statusCode == 308
+    }
+
+    /// Same scheme, host and port (default ports filled in).
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func origin(_ url: URL) -> (String, String, Int) {
+            let scheme = (url.scheme ?? "").lowercased()
+            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+            return (scheme, (url.host ?? "").lowercased(), port)
+        }
+        return origin(a) == origin(b)
+    }
+
+    /// Removes credentials when a redirect leaves the origin of `from`.
+    static func strippingCredentials(_ request: URLRequest, from: URL?) -> URLRequest {
+        guard let from, let to = request.url, !sameOrigin(from, to) else { return request }
+        var stripped = request
+        for header in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: header) }
+        return stripped
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct RedirectRuleTests {
+    @Test(arguments: [
+        ("https://a.example/x", "https://a.example:443/y", true),
+        ("http://a.example/x", "http://A.EXAMPLE:80/y", true),
+        ("https://a.example/x", "http://a.example/x", false),
+        ("https://a.example/x", "https://b.example/x", false),
+        ("https://a.example/x", "https://a.example:8443/x", false),
+        ("http://127.0.0.1:8080/", "http://localhost:8080/", false),
+    ])
+    func origins(a: String, b: String, same: Bool) {
+        #expect(Redirects.sameOrigin(URL(string: a)!, URL(string: b)!) == same)
+    }
+
+    @Test func credentialsAreStrippedOnlyAcrossOrigins() {
+        var request = URLRequest(url: URL(string: "https://b.example/next")!)
+        for header in ["Authorization", "Proxy-Authorization", "Cookie", "X-Keep"] {
+            request.setValue("v", forHTTPHeaderField: header)
+        }
+        let across = Redirects.strippingCredentials(request, from: URL(string: "https://a.example/start"))
+        #expect(across.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(across.value(forHTTPHeaderField: "Proxy-Authorization") == nil)
+        #expect(across.value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(across.value(forHTTPHeaderField: "X-Keep") == "v")
+        let same = Redirects.strippingCredentials(request, from: URL(string: "https://b.example/start"))
+        #expect(same.value(forHTTPHeaderField: "Authorization") == "v")
+    }
+}
+
+/// Redirects against the local httpbin; `localhost` is another origin than `127.0.0.1`.
+@Suite(.enabled(if: HTTPBin.isAvailable, "needs COURIER_HTTPBIN_URL (run scripts/test)"), .timeLimit(.minutes(2)))
+struct IntegrationRedirectTests {
+    let provider = Provider<Bin>()
+
+    private var otherOrigin: String {
+        var components = URLComponents(url: HTTPBin.baseURL!, resolvingAgainstBaseURL: false)!
+        components.host = "localhost"
+        return components.url!.absoluteString
+    }
+
+    private func redirect(to url: String, status: Int) -> String {
+        let encoded = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? url
+        return "redirect-to?url=\(encoded)&status_code=\(status)"
+    }
+
+    @Test(arguments: [307, 308])
+    func repeatingRedirectsKeepMethodAndBody(status: Int) async throws {
+        let target = Bin(
+            path: redirect(to: "/anything/after", status: status), method: .post,
+            task: .json(Item(id: 7, name: "kept")), validation: .successCodes)
+        let echo = try await provider.request(target).map(Echo.self)
+        #expect(echo.method == "POST")
+        #expect(echo.json == .object(["id": .number(7), "name": .string("kept")]))
+        #expect(echo.url.hasSuffix("/anything/after"))
+    }
+
+    @Test(arguments: [302, 307])
+    func credentialsDoNotFollowToAnotherOrigin(status: Int) async throws {
+        let target = Bin(
+            path: redirect(to: otherOrigin + "/anything", status: status),
+            method: status == 307 ? .post : .get,
+            headers: [
+                "Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic x",
+                "X-Keep": "kept",
+            ], validation: .successCodes)
+        let headers = try await provider.request(target).map([String: String].self, atKeyPath: "headers")
+        #expect(headers["Host"]?.hasPrefix("localhost") == true)
+        #expect(headers["Authorization"] == nil)
+        #expect(headers["Cookie"] == nil)
+        #expect(headers["Proxy-Authorization"] == nil)
+        #expect(headers["X-Keep"] == "kept")
+    }
+
+    @Test func credentialsFollowWithinTheOrigin() async throws {
+        let target = Bin(
+            path: redirect(to: "/headers", status: 302), headers: ["Authorization": "Bearer secret"],
+            validation: .successCodes)
+        let headers = try await provider.request(target).map([String: String].self, atKeyPath: "headers")
+        #expect(headers["Authorization"] == "Bearer secret")
+    }
+
+    @Test func repeatingRedirectLoopEndsWithATypedError() async {
+        // The first answer points at a URL whose own (empty) Location is itself: a 307 loop.
+        let loop = Bin(path: "redirect-to?url=%3Furl%3D%26status_code%3D307&status_code=307", method: .post,
+                       task: .data(Data("body".utf8)), timeout: .seconds(30))
+        await #expect {
+            try await provider.request(loop)
+        } throws: { error in
+            guard case CourierError.underlying(let underlying, _) = error else { return false }
+            return (underlying as? URLError)?.code == .httpTooManyRedirects
+        }
+    }
+
+    @Test func followedRedirectLoopEndsWithATypedError() async {
+        await #expect {
+            try await provider.request(Bin(path: "absolute-redirect/30", timeout: .seconds(30)))
+        } throws: { error in
+            guard case CourierError.underlying(let underlying, _) = error else { return false }
+            return (underlying as? URLError)?.code == .httpTooManyRedirects
+        }
+    }
+}
