@@ -13,11 +13,14 @@ let package = Package(
         .visionOS(.v1),
     ],
     products: [
-        .library(name: "Courier", targets: ["Courier"])
+        .library(name: "Courier", targets: ["Courier"]),
+        // Test doubles for code that uses Courier: a stub transport and a test clock.
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
     ],
     targets: [
         .target(name: "Courier"),
-        .testTarget(name: "CourierTests", dependencies: ["Courier"]),
+        .target(name: "CourierTesting", dependencies: ["Courier"]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

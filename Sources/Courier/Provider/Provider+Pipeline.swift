@@ -143,7 +143,10 @@ extension Provider {
             let exchange: @Sendable () async throws -> Response =
                 switch behavior {
                 case .never:
-                    { [transport] in try await Self.transfer(request, task: endpoint.task, over: transport, progress: progress) }
+                    { [transport] in
+                        try await Self.transfer(
+                            request, task: endpoint.task, target: target.pluginTarget, over: transport, progress: progress)
+                    }
                 case .immediate:
                     { try StubResponder.response(for: request, endpoint: endpoint) }
                 case .delayed(let delay):
@@ -164,9 +167,10 @@ extension Provider {
     /// Builds the transfer for the task (file body, multipart through a temporary file, download
     /// to a temporary file), sends it, and removes the temporary body file whatever happens.
     private static func transfer(
-        _ request: URLRequest, task: HTTPTask, over transport: any Transport, progress: ProgressReporter?
+        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: any Transport,
+        progress: ProgressReporter?
     ) async throws -> Response {
-        var transfer = Transfer(request: request)
+        var transfer = Transfer(request: request, target: target)
         var temporaryBody: URL?
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }

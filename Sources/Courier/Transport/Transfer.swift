@@ -32,16 +32,20 @@ public struct Transfer: Sendable {
     public var destination: Destination
     /// Called with cumulative counts as bytes move, in order. Default: `nil`.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// The target the request was made for (the one a ``MultiTarget`` wraps), when the provider
+    /// sent it: for transports that report or route by target. Default: `nil`.
+    public var target: (any TargetType)?
 
     /// Creates a transfer.
     public init(
         request: URLRequest, body: Body = .inRequest, destination: Destination = .memory,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, target: (any TargetType)? = nil
     ) {
         self.request = request
         self.body = body
         self.destination = destination
         self.progress = progress
+        self.target = target
     }
 }
 

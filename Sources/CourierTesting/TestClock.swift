@@ -1,16 +1,31 @@
 import Courier
 
-/// A clock that moves only when the test says so. Sleepers wake when `advance(by:)` passes their
-/// deadline; `waitForSleepers(_:)` lets a test wait until the code under test is asleep, so nothing
-/// depends on real time.
-final class TestClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
+/// A clock that moves only when the test says so, for stub delays, retry backoff and deadlines.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let provider = Provider<API>(stubBehavior: Provider.delayedStub(.seconds(5)), clock: clock)
+/// let request = Task { try await provider.request(.user("ada")) }
+/// await clock.waitForSleepers(1)      // the request is waiting on the clock
+/// clock.advance(by: .seconds(5))      // …and now it is answered
+/// ```
+///
+/// Sleepers wake when ``advance(by:)`` passes their deadline; ``waitForSleepers(_:)`` returns once
+/// the code under test is asleep, so nothing depends on real time. Cancelling a sleeping task
+/// wakes it with `CancellationError`.
+public final class TestClock: Clock, Sendable {
+    /// A point in test time: a duration since the clock was made.
+    public struct Instant: InstantProtocol {
+        /// Time since the clock's start.
+        public var offset: Duration
 
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
+
+    /// Creates a clock at time zero.
+    public init() {}
 
     private struct Sleeper {
         let deadline: Instant
@@ -27,13 +42,17 @@ final class TestClock: Clock, Sendable {
 
     private let state = Locked(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .zero }
+    /// The current test time.
+    public var now: Instant { state.withLock { $0.now } }
+    /// Zero: test time is exact.
+    public var minimumResolution: Duration { .zero }
 
     /// How many tasks are asleep on this clock.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    /// Suspends until ``advance(by:)`` reaches `deadline`, or throws `CancellationError` when the
+    /// task is cancelled.
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -66,8 +85,9 @@ final class TestClock: Clock, Sendable {
         }
     }
 
-    /// Moves time forward and wakes every sleeper whose deadline has come.
-    func advance(by duration: Duration) {
+    /// Moves time forward and wakes every sleeper whose deadline has come, earliest first.
+    /// - Parameter duration: How far to move.
+    public func advance(by duration: Duration) {
         let due = state.withLock { state in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -79,7 +99,8 @@ final class TestClock: Clock, Sendable {
     }
 
     /// Returns once at least `count` tasks are asleep on this clock.
-    func waitForSleepers(_ count: Int = 1) async {
+    /// - Parameter count: How many sleepers to wait for. Default: 1.
+    public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.sleepers.count >= count { return true }

@@ -1,0 +1,145 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(2))) struct StubTransportTests {
+    enum API: TargetType {
+        case users, user(Int), create(Item), file(Int), deep(String)
+        var baseURL: URL { URL(string: "https://api.example.com/v2")! }
+        var path: String {
+            switch self {
+            case .users, .create: "users"
+            case .user(let id): "users/\(id)"
+            case .file(let id): "files/\(id)/content"
+            case .deep(let rest): "assets/\(rest)"
+            }
+        }
+        var method: HTTPMethod {
+            if case .create = self { return .post }
+            return .get
+        }
+        var task: HTTPTask {
+            if case .create(let item) = self { return .json(item) }
+            return .plain
+        }
+    }
+
+    @Test func routesByMethodAndPathWithWildcards() async throws {
+        let transport = StubTransport()
+            .on(.get, "v2/users", .json([Item(id: 1, name: "a")]))
+            .on(.get, "v2/users/*", .json(Item(id: 2, name: "b")))
+            .on(.post, "v2/users", .status(201))
+            .on(nil, "v2/assets/**", .data(Data("asset".utf8), headers: ["ETag": "1"]))
+        let provider = Provider<API>(transport: transport)
+        #expect(try await provider.request(.users).map([Item].self) == [Item(id: 1, name: "a")])
+        #expect(try await provider.request(.user(9)).map(Item.self) == Item(id: 2, name: "b"))
+        #expect(try await provider.request(.create(Item(id: 3, name: "c"))).statusCode == 201)
+        let asset = try await provider.request(.deep("img/logo.png"))
+        #expect(asset.data == Data("asset".utf8))
+        #expect(asset.value(forHTTPHeaderField: "etag") == "1")
+        #expect(try await provider.request(.users).value(forHTTPHeaderField: "Content-Type") == "application/json")
+    }
+
+    @Test func lastMatchingRouteWins() async throws {
+        let transport = StubTransport().on(nil, "**", .status(500)).on(.get, "v2/users", .status(200))
+        let provider = Provider<API>(transport: transport)
+        #expect(try await provider.request(.users).statusCode == 200)
+        #expect(try await provider.request(.user(1)).statusCode == 500)
+    }
+
+    @Test func predicateRoutesErrorsAndHandlers() async throws {
+        let transport = StubTransport()
+            .on({ $0.url?.path.hasSuffix("/content") == true }, .error(URLError(.notConnectedToInternet)))
+            .on({ $0.httpMethod == "POST" }, .handler { request in
+                Response(statusCode: 200, data: request.httpBody ?? Data(), request: request)
+            })
+        let provider = Provider<API>(transport: transport)
+        let echoed = try await provider.request(.create(Item(id: 5, name: "e"))).map(Item.self)
+        #expect(echoed == Item(id: 5, name: "e"))
+        await #expect {
+            try await provider.request(.file(1))
+        } throws: { error in
+            ((error as? CourierError)?.underlyingError as? URLError)?.code == .notConnectedToInternet
+        }
+    }
+
+    @Test func everyRequestIsRecordedWithItsTarget() async throws {
+        let transport = StubTransport().on(nil, "**", .status(204))
+        let provider = Provider<MultiTarget>(transport: transport)
+        _ = try await provider.request(MultiTarget(API.create(Item(id: 1, name: "x"))))
+        _ = try await provider.request(MultiTarget(API.user(4)))
+        let recorded = transport.requests
+        #expect(recorded.map { $0.request.url?.path } == ["/v2/users", "/v2/users/4"])
+        #expect(recorded.first?.body.flatMap { try? JSONDecoder().decode(Item.self, from: $0) } == Item(id: 1, name: "x"))
+        #expect(recorded.map { $0.target.map { "\($0)" } } == ["create(CourierTests.Item(id: 1, name: \"x\"))", "user(4)"])
+    }
+
+    @Test func unstubbedRequestFailsNamingTargetMethodAndURL() async {
+        let provider = Provider<API>(transport: StubTransport())
+        await #expect {
+            try await provider.request(.user(42))
+        } throws: { error in
+            let text = "\((error as? CourierError)?.underlyingError ?? error)"
+            return text.contains("user(42)") && text.contains("GET") && text.contains("https://api.example.com/v2/users/42")
+        }
+    }
+
+    @Test func delayedAnswersWaitOnTheClock() async throws {
+        let clock = TestClock()
+        let transport = StubTransport(clock: clock).on(.get, "v2/users", .status(200).delayed(by: .seconds(3)))
+        let provider = Provider<API>(transport: transport)
+        let request = Task { try await provider.request(.users) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(3))
+        #expect(try await request.value.statusCode == 200)
+    }
+
+    @Test func downloadsAndProgressWork() async throws {
+        struct Download: TargetType {
+            let folder: URL
+            var baseURL: URL { URL(string: "https://files.example.com")! }
+            var path: String { "report.csv" }
+            var task: HTTPTask { .download(.folder(folder) { _, _ in "report.csv" }) }
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let transport = StubTransport().on(.get, "report.csv", .data(Data("a,b\n1,2\n".utf8)))
+        let provider = Provider<Download>(transport: transport)
+        var last: ProgressEvent?
+        for try await event in provider.requestWithProgress(Download(folder: folder.url)) { last = event }
+        let saved = try #require(last?.response?.fileURL)
+        #expect(try String(contentsOf: saved, encoding: .utf8) == "a,b\n1,2\n")
+        #expect(last?.download?.completed == 8)
+    }
+
+    @Test func resetClearsRoutesAndRecords() async throws {
+        let transport = StubTransport().on(nil, "**", .status(200))
+        let provider = Provider<API>(transport: transport)
+        _ = try await provider.request(.users)
+        transport.reset()
+        #expect(transport.requests.isEmpty)
+        await #expect(throws: CourierError.self) { try await provider.request(.users) }
+    }
+}
+
+/// Hundreds of tests at once, each with its own stubs and provider: none sees another's.
+@Suite struct StubIsolationTests {
+    @Test(arguments: 0..<300)
+    func eachTestSeesOnlyItsOwnStubs(index: Int) async throws {
+        struct Probe: TargetType {
+            var baseURL: URL { URL(string: "https://shared.example.com")! }
+            var path: String { "value" }
+        }
+        let transport = StubTransport().on(.get, "value", .data(Data("\(index)".utf8)))
+        let provider = Provider<Probe>(transport: transport)
+        for _ in 0..<5 {
+            #expect(try await provider.request(Probe()).mapString() == "\(index)")
+        }
+        #expect(transport.requests.count == 5)
+    }
+}
