@@ -61,10 +61,11 @@ public final class StubTransport: Transport, Sendable {
     @discardableResult
     public func on(_ method: HTTPMethod?, _ path: String, _ answer: StubAnswer) -> StubTransport {
         let pattern = Self.segments(path)
-        return on({ request in
-            (method == nil || request.httpMethod == method?.rawValue)
-                && Self.matches(pattern, Self.segments(request.url?.path ?? ""))
-        }, answer)
+        return on(
+            { request in
+                (method == nil || request.httpMethod == method?.rawValue)
+                    && Self.matches(pattern, Self.segments(request.url?.path ?? ""))
+            }, answer)
     }
 
     /// Answers requests for which `matches` returns `true`.

@@ -14,7 +14,13 @@ import Testing
         let gate: StageGate
         let failure: (any Error & Sendable)?
 
-        init(gate: StageGate = { let gate = StageGate(); gate.open(); return gate }(), failure: (any Error & Sendable)? = nil) {
+        init(
+            gate: StageGate = {
+                let gate = StageGate()
+                gate.open()
+                return gate
+            }(), failure: (any Error & Sendable)? = nil
+        ) {
             self.gate = gate
             self.failure = failure
         }
@@ -106,13 +112,17 @@ import Testing
         // A server that refuses every token.
         let provider = Provider<TestAPI>(transport: TokenServer(accepting: nil), authentication: authentication)
         for _ in 0..<2 {
-            let error = await #expect(throws: CourierError.self) { try await provider.request(.validated(0, .successCodes)) }
+            let error = await #expect(throws: CourierError.self) {
+                try await provider.request(.validated(0, .successCodes))
+            }
             guard case .retryLimitReached(2, .statusCode)? = error else {
                 Issue.record("expected the refreshed retry to fail with 401, got \(String(describing: error))")
                 return
             }
         }
-        let error = await #expect(throws: CourierError.self) { try await provider.request(.validated(0, .successCodes)) }
+        let error = await #expect(throws: CourierError.self) {
+            try await provider.request(.validated(0, .successCodes))
+        }
         guard case .authentication(.refreshLimitReached(2, .seconds(30)))? = error else {
             Issue.record("expected refreshLimitReached, got \(String(describing: error))")
             return
@@ -120,7 +130,9 @@ import Testing
         #expect(authenticator.refreshes.withLock { $0 } == 2)
         // After the window, refreshing is allowed again.
         clock.advance(by: .seconds(31))
-        let later = await #expect(throws: CourierError.self) { try await provider.request(.validated(0, .successCodes)) }
+        let later = await #expect(throws: CourierError.self) {
+            try await provider.request(.validated(0, .successCodes))
+        }
         guard case .retryLimitReached? = later else {
             Issue.record("expected a refresh after the window, got \(String(describing: later))")
             return
@@ -140,7 +152,8 @@ import Testing
             let fresh = request.value(forHTTPHeaderField: "X-Key") == "fresh"
             return Response(statusCode: fresh ? 200 : 403, data: Data(), request: request)
         }
-        let provider = Provider<TestAPI>(transport: transport, authentication: Authentication(On403(), credential: "stale"))
+        let provider = Provider<TestAPI>(
+            transport: transport, authentication: Authentication(On403(), credential: "stale"))
         #expect(try await provider.request(.plain).statusCode == 200)
         #expect(transport.sent.compactMap { $0.value(forHTTPHeaderField: "X-Key") } == ["stale", "fresh"])
     }

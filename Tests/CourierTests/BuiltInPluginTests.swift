@@ -13,12 +13,18 @@ import Testing
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "users" }
         var headers: [String: String] {
-            ["Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Api-Key": "k3y", "Accept": "application/json"]
+            [
+                "Authorization": "Bearer s3cret", "Cookie": "session=abc", "X-Api-Key": "k3y",
+                "Accept": "application/json",
+            ]
         }
         var sampleData: Data { Data(#"{"id":1}"#.utf8) }
     }
 
-    private func lines(_ options: NetworkLogger.Options, target: Secret = Secret(), redacting: Set<String> = [], maxBodyBytes: Int = 4096, status: Int = 200) async -> String {
+    private func lines(
+        _ options: NetworkLogger.Options, target: Secret = Secret(), redacting: Set<String> = [],
+        maxBodyBytes: Int = 4096, status: Int = 200
+    ) async -> String {
         let log = EventLog()
         let provider = Provider<Secret>(
             endpointMapping: { target in
@@ -27,7 +33,9 @@ import Testing
                 return endpoint
             },
             stubBehavior: Provider.immediatelyStub,
-            plugins: [.logger(options, redactedHeaders: redacting, maxBodyBytes: maxBodyBytes, output: { log.append($0) })])
+            plugins: [
+                .logger(options, redactedHeaders: redacting, maxBodyBytes: maxBodyBytes, output: { log.append($0) })
+            ])
         _ = try? await provider.request(target)
         return log.all.joined(separator: "\n")
     }
@@ -64,7 +72,8 @@ import Testing
         }
         let log = EventLog()
         let provider = Provider<Validated>(
-            stubBehavior: Provider.immediatelyStub, plugins: [.logger([.responseStatus, .errorResponseBody], output: { log.append($0) })])
+            stubBehavior: Provider.immediatelyStub,
+            plugins: [.logger([.responseStatus, .errorResponseBody], output: { log.append($0) })])
         _ = try? await provider.request(Validated())
         #expect(log.all.joined().contains("← 500"))
         #expect(log.all.joined().contains("body: boom"))
@@ -122,7 +131,9 @@ import Testing
         }
     }
 
-    @Test(arguments: [(API.bearer, "Bearer t0k"), (.basic, "Basic t0k"), (.custom, "Token t0k"), (.preset, "Bearer t0k")])
+    @Test(arguments: [
+        (API.bearer, "Bearer t0k"), (.basic, "Basic t0k"), (.custom, "Token t0k"), (.preset, "Bearer t0k"),
+    ])
     func schemes(target: API, expected: String) async throws {
         let transport = RecordingTransport()
         let provider = Provider<API>(transport: transport, plugins: [.accessToken { _ in "t0k" }])

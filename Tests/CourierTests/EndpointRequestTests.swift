@@ -32,14 +32,18 @@ import Testing
     }
 
     @Test func encodableWithCustomEncoder() throws {
-        struct Payload: Encodable, Sendable { var createdAt: Date; var userName: String }
+        struct Payload: Encodable, Sendable {
+            var createdAt: Date
+            var userName: String
+        }
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.dateEncodingStrategy = .secondsSince1970
         encoder.outputFormatting = .sortedKeys
         let payload = Payload(createdAt: Date(timeIntervalSince1970: 10), userName: "ada")
         let request = try Endpoint(url: url, method: .post, task: .json(payload, encoder: encoder)).urlRequest()
-        #expect(String(decoding: try #require(request.httpBody), as: UTF8.self) == #"{"created_at":10,"user_name":"ada"}"#)
+        #expect(
+            String(decoding: try #require(request.httpBody), as: UTF8.self) == #"{"created_at":10,"user_name":"ada"}"#)
     }
 
     @Test func encodableKeepsExistingContentType() throws {
@@ -158,7 +162,9 @@ import Testing
     @Test func defaultEncoderWritesTheSameBytesEveryTime() throws {
         let endpoint = Endpoint(url: URL(string: "https://api.example.com")!, method: .post, task: .json(Wide()))
         let first = try endpoint.urlRequest().httpBody
-        #expect(String(decoding: try #require(first), as: UTF8.self) == #"{"alpha":2,"beta":4,"gamma":6,"mid":3,"omega":5,"zeta":1}"#)
+        #expect(
+            String(decoding: try #require(first), as: UTF8.self)
+                == #"{"alpha":2,"beta":4,"gamma":6,"mid":3,"omega":5,"zeta":1}"#)
         for _ in 0..<50 {
             #expect(try endpoint.urlRequest().httpBody == first)
         }

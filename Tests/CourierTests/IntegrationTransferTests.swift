@@ -98,7 +98,9 @@ struct IntegrationTransferTests {
         defer { folder.remove() }
         let size = 2_000_000
         let file = try folder.file("big.bin", contents: Data(count: size))
-        let target = Bin(path: "anything", method: .post, task: .uploadFile(file), headers: ["Content-Type": "application/octet-stream"])
+        let target = Bin(
+            path: "anything", method: .post, task: .uploadFile(file),
+            headers: ["Content-Type": "application/octet-stream"])
         var events: [ProgressEvent] = []
         for try await event in Provider<Bin>().requestWithProgress(target) { events.append(event) }
         let uploads = events.compactMap(\.upload)

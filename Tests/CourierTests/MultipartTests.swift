@@ -131,7 +131,9 @@ import Testing
     }
 
     @Test func missingFilePartThrows() {
-        let form = MultipartFormData(parts: [.init(name: "f", fileURL: URL(fileURLWithPath: "/nonexistent/courier/x.txt"))])
+        let form = MultipartFormData(parts: [
+            .init(name: "f", fileURL: URL(fileURLWithPath: "/nonexistent/courier/x.txt"))
+        ])
         #expect {
             try body(form)
         } throws: { error in
@@ -164,7 +166,8 @@ import Testing
     @Test(arguments: [200, 500])
     func largeBodiesGoThroughATemporaryFileThatIsRemoved(status: Int) async throws {
         let payload = Data((0..<5_000).map { UInt8($0 % 251) })
-        let form = MultipartFormData(boundary: "big", parts: [.init(name: "blob", data: payload, fileName: "p.bin")], memoryThreshold: 1_000)
+        let form = MultipartFormData(
+            boundary: "big", parts: [.init(name: "blob", data: payload, fileName: "p.bin")], memoryThreshold: 1_000)
         let small = MultipartFormData(boundary: "big", parts: [.init(name: "blob", data: payload, fileName: "p.bin")])
         let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: status))
         let provider = Provider<Upload>(transport: transport)

@@ -131,7 +131,8 @@ import Testing
     }
 
     @Test func existingContentTypeIsKept() throws {
-        let json = try request(["a": 1], encoding: .json, method: .post, headers: ["content-type": "application/vnd.api+json"])
+        let json = try request(
+            ["a": 1], encoding: .json, method: .post, headers: ["content-type": "application/vnd.api+json"])
         #expect(json.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
         let form = try request(["a": 1], encoding: .httpBody, method: .post, headers: ["Content-Type": "text/plain"])
         #expect(form.value(forHTTPHeaderField: "Content-Type") == "text/plain")

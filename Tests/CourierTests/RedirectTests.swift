@@ -89,8 +89,9 @@ struct IntegrationRedirectTests {
 
     @Test func repeatingRedirectLoopEndsWithATypedError() async {
         // The first answer points at a URL whose own (empty) Location is itself: a 307 loop.
-        let loop = Bin(path: "redirect-to?url=%3Furl%3D%26status_code%3D307&status_code=307", method: .post,
-                       task: .data(Data("body".utf8)), timeout: .seconds(30))
+        let loop = Bin(
+            path: "redirect-to?url=%3Furl%3D%26status_code%3D307&status_code=307", method: .post,
+            task: .data(Data("body".utf8)), timeout: .seconds(30))
         await #expect {
             try await provider.request(loop)
         } throws: { error in

@@ -18,7 +18,10 @@ import Testing
         #expect(throws: CourierError.self) { try ok.filter(statusCodes: 300...) }
     }
 
-    @Test(arguments: [(199, false, false), (200, true, true), (299, true, true), (300, false, true), (399, false, true), (400, false, false)])
+    @Test(arguments: [
+        (199, false, false), (200, true, true), (299, true, true), (300, false, true), (399, false, true),
+        (400, false, false),
+    ])
     func filterSuccessfulBoundaries(code: Int, success: Bool, successOrRedirect: Bool) {
         let response = response("", status: code)
         #expect(((try? response.filterSuccessfulStatusCodes()) != nil) == success)
@@ -120,7 +123,10 @@ import Testing
     }
 
     @Test func mapKeyPathUsesRawKeysAndTheGivenDecoder() throws {
-        struct Profile: Decodable, Equatable { var userName: String; var createdAt: Date }
+        struct Profile: Decodable, Equatable {
+            var userName: String
+            var createdAt: Date
+        }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .secondsSince1970
@@ -158,7 +164,10 @@ import Testing
     }
 
     @Test func mapEmptyData() throws {
-        struct Optionals: Decodable, Equatable { var a: Int?; var b: String? }
+        struct Optionals: Decodable, Equatable {
+            var a: Int?
+            var b: String?
+        }
         #expect(throws: CourierError.self) { try response("").map(Optionals.self) }
         #expect(try response("").map(Optionals.self, failsOnEmptyData: false) == Optionals())
         #expect(try response("").map([Item].self, failsOnEmptyData: false) == [])

@@ -14,7 +14,8 @@ import Testing
         request.httpMethod = "POST"
         return request
     }
-    private let fixed = RetryPolicy(maxAttempts: 4, baseDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(3), jitter: .none)
+    private let fixed = RetryPolicy(
+        maxAttempts: 4, baseDelay: .seconds(1), multiplier: 2, maxDelay: .seconds(3), jitter: .none)
 
     private func status(_ code: Int, headers: [String: String] = [:]) -> CourierError {
         let http = HTTPURLResponse(url: get.url!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: headers)
@@ -68,8 +69,12 @@ import Testing
     }
 
     @Test func retryAfterSecondsIsHonouredAndCapped() {
-        #expect(fixed.decision(after: status(429, headers: ["Retry-After": "2"]), request: get, attempt: 1) == .retry(after: .seconds(2)))
-        #expect(fixed.decision(after: status(503, headers: ["Retry-After": "120"]), request: get, attempt: 1) == .retry(after: .seconds(3)))
+        #expect(
+            fixed.decision(after: status(429, headers: ["Retry-After": "2"]), request: get, attempt: 1)
+                == .retry(after: .seconds(2)))
+        #expect(
+            fixed.decision(after: status(503, headers: ["Retry-After": "120"]), request: get, attempt: 1)
+                == .retry(after: .seconds(3)))
     }
 
     @Test func retryAfterHTTPDate() {
@@ -114,7 +119,9 @@ import Testing
 
     struct RetryLog: Plugin {
         let log: EventLog
-        func willRetry(_ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType) async {
+        func willRetry(
+            _ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType
+        ) async {
             log.append("retry \(attempt) after \(delay)")
         }
     }
@@ -139,7 +146,10 @@ import Testing
         #expect(transport.calls == 3)
         #expect(log.all.filter { $0.hasPrefix("retry") } == ["retry 1 after 1.0 seconds", "retry 2 after 2.0 seconds"])
         #expect(log.all.filter { $0 == "A.willSend" }.count == 3)
-        #expect(log.all.filter { $0.hasPrefix("A.didReceive") } == ["A.didReceive(statusCode 503)", "A.didReceive(statusCode 502)", "A.didReceive(200)"])
+        #expect(
+            log.all.filter { $0.hasPrefix("A.didReceive") } == [
+                "A.didReceive(statusCode 503)", "A.didReceive(statusCode 502)", "A.didReceive(200)",
+            ])
         #expect(log.all.filter { $0.hasPrefix("A.process") } == ["A.process(200)"])
     }
 
@@ -220,7 +230,8 @@ import Testing
             }
         }
         let transport = FailingOnce()
-        let provider = Provider<TestAPI>(transport: transport, retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none))
+        let provider = Provider<TestAPI>(
+            transport: transport, retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none))
         #expect(try await provider.request(.plain).statusCode == 200)
         #expect(transport.calls.withLock { $0 } == 2)
     }
@@ -238,13 +249,15 @@ import Testing
         let file = try folder.file("body.bin", contents: Data("file body".utf8))
         let fileTransport = ScriptedTransport([503, 200])
         let anyMethod = RetryPolicy(baseDelay: .zero, jitter: .none, methods: nil)
-        _ = try await Provider<Upload>(transport: fileTransport, retryPolicy: anyMethod).request(Upload(task: .uploadFile(file)))
+        _ = try await Provider<Upload>(transport: fileTransport, retryPolicy: anyMethod).request(
+            Upload(task: .uploadFile(file)))
         #expect(fileTransport.bodies == [Data("file body".utf8), Data("file body".utf8)])
 
         let form = MultipartFormData(
             boundary: "b", parts: [.init(name: "f", data: Data(repeating: 7, count: 2_000))], memoryThreshold: 100)
         let formTransport = ScriptedTransport([503, 200])
-        _ = try await Provider<Upload>(transport: formTransport, retryPolicy: anyMethod).request(Upload(task: .uploadMultipart(form)))
+        _ = try await Provider<Upload>(transport: formTransport, retryPolicy: anyMethod).request(
+            Upload(task: .uploadMultipart(form)))
         #expect(formTransport.bodies.count == 2)
         #expect(formTransport.bodies[0] == formTransport.bodies[1])
         #expect((formTransport.bodies[0]?.count ?? 0) > 2_000)

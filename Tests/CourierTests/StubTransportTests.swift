@@ -55,9 +55,11 @@ import Testing
     @Test func predicateRoutesErrorsAndHandlers() async throws {
         let transport = StubTransport()
             .on({ $0.url?.path.hasSuffix("/content") == true }, .error(URLError(.notConnectedToInternet)))
-            .on({ $0.httpMethod == "POST" }, .handler { request in
-                Response(statusCode: 200, data: request.httpBody ?? Data(), request: request)
-            })
+            .on(
+                { $0.httpMethod == "POST" },
+                .handler { request in
+                    Response(statusCode: 200, data: request.httpBody ?? Data(), request: request)
+                })
         let provider = Provider<API>(transport: transport)
         let echoed = try await provider.request(.create(Item(id: 5, name: "e"))).map(Item.self)
         #expect(echoed == Item(id: 5, name: "e"))
@@ -75,8 +77,10 @@ import Testing
         _ = try await provider.request(MultiTarget(API.user(4)))
         let recorded = transport.requests
         #expect(recorded.map { $0.request.url?.path } == ["/v2/users", "/v2/users/4"])
-        #expect(recorded.first?.body.flatMap { try? JSONDecoder().decode(Item.self, from: $0) } == Item(id: 1, name: "x"))
-        #expect(recorded.map { $0.target.map { "\($0)" } } == ["create(CourierTests.Item(id: 1, name: \"x\"))", "user(4)"])
+        #expect(
+            recorded.first?.body.flatMap { try? JSONDecoder().decode(Item.self, from: $0) } == Item(id: 1, name: "x"))
+        #expect(
+            recorded.map { $0.target.map { "\($0)" } } == ["create(CourierTests.Item(id: 1, name: \"x\"))", "user(4)"])
     }
 
     @Test func unstubbedRequestFailsNamingTargetMethodAndURL() async {
@@ -85,7 +89,8 @@ import Testing
             try await provider.request(.user(42))
         } throws: { error in
             let text = "\((error as? CourierError)?.underlyingError ?? error)"
-            return text.contains("user(42)") && text.contains("GET") && text.contains("https://api.example.com/v2/users/42")
+            return text.contains("user(42)") && text.contains("GET")
+                && text.contains("https://api.example.com/v2/users/42")
         }
     }
 

@@ -8,7 +8,9 @@ import Testing
 #endif
 
 @Suite struct SuggestedFileNameTests {
-    private func response(_ headers: [String: String], url: String = "https://x.example/files/from-url.zip") -> HTTPURLResponse {
+    private func response(
+        _ headers: [String: String], url: String = "https://x.example/files/from-url.zip"
+    ) -> HTTPURLResponse {
         HTTPURLResponse(url: URL(string: url)!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)!
     }
 
@@ -16,7 +18,10 @@ import Testing
         (["Content-Disposition": #"attachment; filename="report.pdf""#], "report.pdf"),
         (["Content-Disposition": "attachment; filename=plain.txt"], "plain.txt"),
         (["Content-Disposition": #"attachment; filename="a \"q\".txt""#], #"a "q".txt"#),
-        (["Content-Disposition": #"attachment; filename="fallback.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf"#], "résumé.pdf"),
+        (
+            ["Content-Disposition": #"attachment; filename="fallback.txt"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf"#],
+            "résumé.pdf"
+        ),
         (["Content-Disposition": "inline"], "from-url.zip"),
         ([:], "from-url.zip"),
         (["Content-Disposition": #"attachment; filename="../../etc/passwd""#], "../../etc/passwd"),
@@ -53,4 +58,3 @@ import Testing
         #expect(folder.contents.isEmpty)
     }
 }
-

@@ -31,7 +31,8 @@ import Testing
     @Test func missingFileThrowsBeforeSending() async {
         let transport = RecordingTransport()
         await #expect {
-            try await Provider<Upload>(transport: transport).request(Upload(file: URL(fileURLWithPath: "/no/such/file")))
+            try await Provider<Upload>(transport: transport).request(
+                Upload(file: URL(fileURLWithPath: "/no/such/file")))
         } throws: { error in
             guard case CourierError.requestMapping(let reason) = error else { return false }
             return reason.contains("/no/such/file")
@@ -80,7 +81,9 @@ import Testing
     @Test func stubbedDownloadIsSavedToTheChosenFile() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let destination = DownloadDestination.folder(folder.url.appendingPathComponent("nested/dir")) { _, _ in "report.pdf" }
+        let destination = DownloadDestination.folder(folder.url.appendingPathComponent("nested/dir")) { _, _ in
+            "report.pdf"
+        }
         let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
         let response = try await provider.request(Download(destination: destination))
         let saved = try #require(response.fileURL)
@@ -93,7 +96,8 @@ import Testing
     @Test func downloadThroughATransportUsesItsTransfer() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: 200, data: Data("remote".utf8)))
+        let transport = RecordingTransferTransport(
+            wrapping: RecordingTransport(statusCode: 200, data: Data("remote".utf8)))
         let provider = Provider<Download>(transport: transport)
         let response = try await provider.request(Download(destination: .suggestedFileName(in: folder.url)))
         #expect(folder.contents == ["q3.pdf"])
@@ -164,14 +168,18 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
-        let response = try await provider.request(Download(destination: .folder(folder.url) { _, _ in "a/./b/../c.txt" }))
-        #expect(response.fileURL?.path == folder.url.standardizedFileURL.resolvingSymlinksInPath().appendingPathComponent("a/c.txt").path)
+        let response = try await provider.request(
+            Download(destination: .folder(folder.url) { _, _ in "a/./b/../c.txt" }))
+        #expect(
+            response.fileURL?.path
+                == folder.url.standardizedFileURL.resolvingSymlinksInPath().appendingPathComponent("a/c.txt").path)
     }
 
     @Test func failedValidationLeavesNothingBehind() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: 404, data: Data("nope".utf8)))
+        let transport = RecordingTransferTransport(
+            wrapping: RecordingTransport(statusCode: 404, data: Data("nope".utf8)))
         let provider = Provider<Download>(transport: transport)
         await #expect(throws: CourierError.self) {
             try await provider.request(Download(destination: .suggestedFileName(in: folder.url)))
@@ -224,4 +232,3 @@ import Testing
         #expect(folder.contents == ["copy0", "copy1", "copy2"])
     }
 }
-

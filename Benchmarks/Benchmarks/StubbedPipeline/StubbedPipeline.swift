@@ -31,7 +31,9 @@ struct ObservingPlugin: Plugin {
 }
 
 struct PassThroughPlugin: Plugin {
-    func process(_ result: Result<Response, CourierError>, target: any TargetType) async
+    func process(
+        _ result: Result<Response, CourierError>, target: any TargetType
+    ) async
         -> Result<Response, CourierError>
     {
         result

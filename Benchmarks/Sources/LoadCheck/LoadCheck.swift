@@ -48,7 +48,9 @@ struct ObservingPlugin: Plugin {
 }
 
 struct PassThroughPlugin: Plugin {
-    func process(_ result: Result<Response, CourierError>, target: any TargetType) async
+    func process(
+        _ result: Result<Response, CourierError>, target: any TargetType
+    ) async
         -> Result<Response, CourierError>
     {
         result
@@ -184,7 +186,9 @@ func interleaved(
         return sum
     }
     let perWorker = Double(workers)
-    return (Double(iterations) / (totals.0 / perWorker), Double(iterations) / (totals.1 / perWorker), totals.1 / totals.0)
+    return (
+        Double(iterations) / (totals.0 / perWorker), Double(iterations) / (totals.1 / perWorker), totals.1 / totals.0
+    )
 }
 
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -220,7 +224,8 @@ struct LoadCheck {
     static func http(base: URL, iterations: Int) async throws {
         // The same session configuration on both sides.
         let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-        let provider = Provider<Small>(transport: URLSessionTransport(configuration: URLSessionTransport.defaultConfiguration()))
+        let provider = Provider<Small>(
+            transport: URLSessionTransport(configuration: URLSessionTransport.defaultConfiguration()))
         let target = Small(baseURL: base)
         for _ in 0..<300 {
             _ = try await raw.data(for: URLRequest(url: base.appendingPathComponent("small.json")))
@@ -241,8 +246,11 @@ struct LoadCheck {
                         let (data, _) = try await raw.data(for: request)
                         if decode { _ = try JSONDecoder().decode(Item.self, from: data) }
                     })
-                print([label + (decode ? "-decode" : ""), String(format: "%.0f", result.courier),
-                       String(format: "%.0f", result.raw), String(format: "%.3f", result.ratio), "req/s"]
+                print(
+                    [
+                        label + (decode ? "-decode" : ""), String(format: "%.0f", result.courier),
+                        String(format: "%.0f", result.raw), String(format: "%.3f", result.ratio), "req/s",
+                    ]
                     .joined(separator: "\t"))
             }
         }
@@ -262,8 +270,11 @@ struct LoadCheck {
                 workers: workers, iterations: iterations,
                 courier: { _ = try await second.data(for: URLRequest(url: url)) },
                 raw: { _ = try await first.data(for: URLRequest(url: url)) })
-            print([label, String(format: "%.0f", result.courier), String(format: "%.0f", result.raw),
-                   String(format: "%.3f", result.ratio), "req/s"].joined(separator: "\t"))
+            print(
+                [
+                    label, String(format: "%.0f", result.courier), String(format: "%.0f", result.raw),
+                    String(format: "%.3f", result.ratio), "req/s",
+                ].joined(separator: "\t"))
         }
     }
 

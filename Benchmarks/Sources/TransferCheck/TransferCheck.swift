@@ -74,7 +74,8 @@ struct TransferCheck {
             throw Failure.usage
         }
         let scenario = arguments[1]
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("courier-transfer-\(UUID().uuidString)")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-transfer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 
@@ -84,8 +85,9 @@ struct TransferCheck {
         case "courier-upload-file":
             let input = try makeInputFile(size: size, in: work)
             let response = try await provider.request(
-                Sink(baseURL: base, path: "upload", method: .post, task: .uploadFile(input),
-                     headers: ["Content-Type": "application/octet-stream"]))
+                Sink(
+                    baseURL: base, path: "upload", method: .post, task: .uploadFile(input),
+                    headers: ["Content-Type": "application/octet-stream"]))
             try expectReceived(response.data, size)
         case "courier-multipart":
             let input = try makeInputFile(size: size, in: work)
@@ -99,8 +101,9 @@ struct TransferCheck {
             guard received > size else { throw Failure.unexpected("multipart body was \(received) bytes") }
         case "courier-download":
             let response = try await provider.request(
-                Sink(baseURL: base, path: "bytes/\(size)", method: .get,
-                     task: .download(.folder(work) { _, _ in "downloaded.bin" })))
+                Sink(
+                    baseURL: base, path: "bytes/\(size)", method: .get,
+                    task: .download(.folder(work) { _, _ in "downloaded.bin" })))
             let saved = fileSize(response.fileURL ?? work)
             guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
         case "raw-upload-file":
@@ -110,14 +113,16 @@ struct TransferCheck {
             let (data, _) = try await URLSession.shared.upload(for: request, fromFile: input)
             try expectReceived(data, size)
         case "raw-download":
-            let (location, _) = try await URLSession.shared.download(for: URLRequest(url: base.appendingPathComponent("bytes/\(size)")))
+            let (location, _) = try await URLSession.shared.download(
+                for: URLRequest(url: base.appendingPathComponent("bytes/\(size)")))
             defer { try? FileManager.default.removeItem(at: location) }
             let saved = fileSize(location)
             guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
         default:
             throw Failure.usage
         }
-        let seconds = Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+        let seconds =
+            Double((ContinuousClock.now - started).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - started).components.seconds)
         print(scenario, size, String(format: "%.2f", seconds), String(format: "%.1f", peakResidentMiB()))
     }

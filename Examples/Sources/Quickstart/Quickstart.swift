@@ -82,7 +82,10 @@ struct Quickstart {
             stubBehavior: live ? Provider.neverStub : Provider.immediatelyStub,
             timeout: .seconds(10)
         )
-        print(live ? "Talking to \(Configuration.baseURL.absoluteString)" : "Using built-in stubs (pass --base-url URL for a real server)")
+        print(
+            live
+                ? "Talking to \(Configuration.baseURL.absoluteString)"
+                : "Using built-in stubs (pass --base-url URL for a real server)")
 
         do {
             let echo = try await provider.request(.search("swift")).map(SearchEcho.self)

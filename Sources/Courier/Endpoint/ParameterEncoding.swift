@@ -108,7 +108,9 @@ public struct URLEncoding: Sendable, Hashable {
         return output
     }
 
-    private func append(key: String, value: ParameterValue, to output: inout String)
+    private func append(
+        key: String, value: ParameterValue, to output: inout String
+    )
         throws(ParameterEncodingFailure)
     {
         switch value {

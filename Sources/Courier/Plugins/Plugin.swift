@@ -67,7 +67,9 @@ public protocol Plugin: Sendable {
     ///   - result: The result so far.
     ///   - target: The target being requested.
     /// - Returns: The result to pass on.
-    func process(_ result: Result<Response, CourierError>, target: any TargetType) async
+    func process(
+        _ result: Result<Response, CourierError>, target: any TargetType
+    ) async
         -> Result<Response, CourierError>
 }
 
@@ -84,7 +86,9 @@ extension Plugin {
         _ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType
     ) async {}
 
-    public func process(_ result: Result<Response, CourierError>, target: any TargetType) async
+    public func process(
+        _ result: Result<Response, CourierError>, target: any TargetType
+    ) async
         -> Result<Response, CourierError>
     {
         result

@@ -145,7 +145,8 @@ extension Provider {
                 case .never:
                     { [transport] in
                         try await Self.transfer(
-                            request, task: endpoint.task, target: target.pluginTarget, over: transport, progress: progress)
+                            request, task: endpoint.task, target: target.pluginTarget, over: transport,
+                            progress: progress)
                     }
                 case .immediate:
                     { try StubResponder.response(for: request, endpoint: endpoint) }

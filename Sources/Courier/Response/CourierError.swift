@@ -156,7 +156,8 @@ extension CourierError {
     fileprivate static func describe(_ error: any Error) -> String {
         var text: String
         if let urlError = error as? URLError {
-            text = (urlError.userInfo[NSLocalizedDescriptionKey] as? String)
+            text =
+                (urlError.userInfo[NSLocalizedDescriptionKey] as? String)
                 .map { "\($0) (URLError \(urlError.code.rawValue))" }
                 ?? "URLError \(urlError.code.rawValue)"
         } else {

@@ -71,7 +71,9 @@ extension HTTPTask: Hashable {
             a == b && urlA == urlB
         case (.download(let a), .download(let b)):
             a == b
-        case (.downloadParameters(let a, let encodingA, let destA), .downloadParameters(let b, let encodingB, let destB)):
+        case (
+            .downloadParameters(let a, let encodingA, let destA), .downloadParameters(let b, let encodingB, let destB)
+        ):
             a == b && encodingA == encodingB && destA == destB
         default:
             false

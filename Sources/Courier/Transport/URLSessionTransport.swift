@@ -154,7 +154,8 @@ extension URLSessionTransport {
                     }
                     continuation.resume(
                         with: .success(
-                            Response(statusCode: http.statusCode, data: data ?? Data(), request: request, response: http)))
+                            Response(
+                                statusCode: http.statusCode, data: data ?? Data(), request: request, response: http)))
                 }
                 let task: URLSessionTask =
                     switch transfer.body {

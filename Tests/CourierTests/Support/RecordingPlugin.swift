@@ -47,7 +47,9 @@ struct RecordingPlugin: Plugin {
         log.append("\(name).didReceive(\(Self.describe(result)))")
     }
 
-    func process(_ result: Result<Response, CourierError>, target: any TargetType) async
+    func process(
+        _ result: Result<Response, CourierError>, target: any TargetType
+    ) async
         -> Result<Response, CourierError>
     {
         log.append("\(name).process(\(Self.describe(result)))")

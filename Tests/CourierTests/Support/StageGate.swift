@@ -76,4 +76,3 @@ func eventually(_ condition: @Sendable () async -> Bool, tries: Int = 1_000_000)
     }
     return await condition()
 }
-

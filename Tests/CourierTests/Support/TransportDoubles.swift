@@ -10,9 +10,11 @@ final class RecordingTransport: Transport {
     private let requests = Locked<[URLRequest]>([])
     private let answer: @Sendable (URLRequest) throws -> Response
 
-    init(answer: @escaping @Sendable (URLRequest) throws -> Response = { request in
-        Response(statusCode: 200, data: Data("ok".utf8), request: request)
-    }) {
+    init(
+        answer: @escaping @Sendable (URLRequest) throws -> Response = { request in
+            Response(statusCode: 200, data: Data("ok".utf8), request: request)
+        }
+    ) {
         self.answer = answer
     }
 
