@@ -83,7 +83,7 @@ extension Response {
     }
 
     /// Returns `self` when the status code is exactly `statusCode`.
-    /// - Parameter statusCode: The accepted code.
+    /// - Parameter code: The accepted code.
     /// - Returns: This response.
     /// - Throws: ``CourierError/statusCode(_:)`` otherwise.
     public func filter(statusCode code: Int) throws(CourierError) -> Response {

@@ -14,7 +14,7 @@ public enum HTTPTask: Sendable {
     /// This body, sent as is. Set `Content-Type` in the target's headers.
     case data(Data)
     /// An `Encodable` value encoded as JSON with `encoder`. The default encoder writes keys sorted
-    /// (``JSONEncoder/sortedKeys()``), so equal values always send the same bytes.
+    /// (`JSONEncoder.sortedKeys()`), so equal values always send the same bytes.
     /// Sets `Content-Type: application/json` unless the headers already set a content type.
     case json(any Encodable & Sendable, encoder: JSONEncoder = .sortedKeys())
     /// Parameters encoded by `encoding` into the query string or the body.
