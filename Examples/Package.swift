@@ -9,10 +9,37 @@ let package = Package(
         .package(name: "Courier", path: "..")
     ],
     targets: [
+        // The README's quick start.
         .executableTarget(
             name: "Quickstart",
             dependencies: [.product(name: "Courier", package: "Courier")]
-        )
+        ),
+        // One API described twice: as an enum and as a struct per resource; plus a client.
+        .target(
+            name: "TodoAPI",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
+        // `swift run todo list|fetch ID|post TITLE [--base-url URL]`: offline against stubs by default.
+        .executableTarget(
+            name: "todo",
+            dependencies: ["TodoAPI", .product(name: "Courier", package: "Courier")],
+            path: "Sources/TodoCLI"
+        ),
+        // A download with a live progress bar.
+        .executableTarget(
+            name: "Download",
+            dependencies: [.product(name: "Courier", package: "Courier")],
+            path: "Sources/DownloadProgress"
+        ),
+        // How to test your own code with CourierTesting.
+        .testTarget(
+            name: "TodoAPITests",
+            dependencies: [
+                "TodoAPI",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
