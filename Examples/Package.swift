@@ -31,6 +31,19 @@ let package = Package(
             dependencies: [.product(name: "Courier", package: "Courier")],
             path: "Sources/DownloadProgress"
         ),
+        // Every code sample of the README and the DocC articles, compiled as written.
+        .target(
+            name: "DocSnippets",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
+        .testTarget(
+            name: "DocSnippetTests",
+            dependencies: [
+                "DocSnippets", "TodoAPI",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+            ]
+        ),
         // How to test your own code with CourierTesting.
         .testTarget(
             name: "TodoAPITests",

@@ -1,0 +1,74 @@
+// The DocC articles' samples that the README does not already have.
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// Defining Targets
+
+enum Blog: TargetType {
+    case posts(page: Int)
+    case post(id: Int)
+
+    var baseURL: URL { URL(string: "https://blog.example.com/api")! }
+    var path: String {
+        switch self {
+        case .posts: "posts"
+        case .post(let id): "posts/\(id)"
+        }
+    }
+    var task: HTTPTask {
+        switch self {
+        case .posts(let page): .parameters(["page": .int(page)], encoding: .queryString)
+        case .post: .plain
+        }
+    }
+}
+
+struct UserResource: TargetType {
+    var id: Int
+    var baseURL: URL { URL(string: "https://users.example.com")! }
+    var path: String { "users/\(id)" }
+}
+
+func multiTarget() async throws {
+    _ = try await Provider<MultiTarget>().request(MultiTarget(UserResource(id: 1)))
+}
+
+// Plugins
+
+struct KeySigner: Plugin {
+    let keys: KeyStore
+    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        var request = request
+        request.setValue(try await keys.signature(for: request), forHTTPHeaderField: "X-Signature")
+        return request
+    }
+}
+
+func pluginList() {
+    _ = Provider<GitHub>(plugins: [
+        .logger(.verbose),
+        .accessToken { _ in try await tokens.current() },
+        .credentials { _ in ("user", "secret") },
+        .networkActivity { change, _ in print(change) },
+    ])
+}
+
+// Uploads, Downloads and Progress
+
+func form() -> MultipartFormData {
+    MultipartFormData(parts: [
+        .init(name: "title", data: Data("Holiday".utf8)),
+        .init(name: "photo", fileURL: photoURL),
+    ])
+}
+
+func progressBar(_ provider: Provider<Files>) async throws {
+    for try await event in provider.requestWithProgress(.download(id: 7, to: downloads)) {
+        if let fraction = event.fraction { bar.update(fraction) }
+        if let response = event.response { print("saved to", response.fileURL!.path) }
+    }
+}

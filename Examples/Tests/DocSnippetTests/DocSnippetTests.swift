@@ -1,0 +1,21 @@
+// The README's and DocC's test samples, as written there.
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+import TodoAPI
+
+@testable import DocSnippets
+
+@Test func showsTheUser() async throws {
+    let provider = Provider<GitHub>(stubBehavior: Provider.immediatelyStub)
+    let user = try await provider.request(.user("ada")).map(User.self)
+    #expect(user.login == "ada")
+}
+
+@Test func agendaPutsOpenItemsFirst() async throws {
+    let transport = StubTransport().on(.get, "todos", .json([Todo(id: 1, title: "a", completed: true)]))
+    let client = TodoClient(transport: transport)
+    #expect(try await client.agenda().map(\.id) == [1])
+    #expect(transport.requests.count == 1)
+}
