@@ -1,0 +1,177 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What a fault must end in: a typed error (or the documented result), within the deadline.
+enum FaultOutcome: Sendable, CustomStringConvertible {
+    case timedOut
+    case urlError(URLError.Code)
+    case body(bytes: Int)
+
+    var description: String {
+        switch self {
+        case .timedOut: "timedOut"
+        case .urlError(let code): "URLError \(code.rawValue)"
+        case .body(let bytes): "\(bytes) bytes"
+        }
+    }
+}
+
+/// Against scripts/fault_server.py: every fault ends in a typed error or the documented result,
+/// within the request's deadline; nothing hangs, crashes, stays in the in-flight table or on disk.
+@Suite(.enabled(if: FaultServer.isAvailable, "needs COURIER_FAULT_URL (run scripts/test)"), .timeLimit(.minutes(3)))
+struct FaultTests {
+    static let faults: [(String, FaultOutcome)] = [
+        ("close-mid-body", .urlError(.unknown)),  // "transfer closed with 900 bytes remaining"
+        ("short-body", .timedOut),  // FoundationNetworking waits for the missing bytes
+        ("long-body", .body(bytes: 10)),  // the declared length wins; the rest is ignored
+        ("stall-headers", .timedOut),
+        ("stall-body", .timedOut),
+        ("reset", .urlError(.badServerResponse)),  // "Empty reply from server"
+        ("bad-status", .urlError(.unsupportedURL)),  // "Unsupported HTTP version in response"
+        ("bad-headers", .urlError(.unknown)),  // "Header without colon"
+        ("bad-chunked", .urlError(.unknown)),  // "Illegal … in chunked-encoding"
+        ("huge-header", .urlError(.unknown)),  // libcurl refuses headers over its limit
+        ("redirect-loop", .urlError(.httpTooManyRedirects)),
+    ]
+
+    @Test(arguments: faults)
+    func faultEndsInATypedResult(path: String, expected: FaultOutcome) async {
+        let provider = Provider<Fault>(deduplication: .enabled)
+        let outcome: FaultOutcome?
+        do throws(CourierError) {
+            outcome = .body(bytes: try await provider.request(Fault(path: path)).data.count)
+        } catch {
+            switch error {
+            case .timedOut(let limit):
+                #expect(limit == .seconds(2))
+                outcome = .timedOut
+            case .underlying(let underlying, _):
+                outcome = (underlying as? URLError).map { .urlError($0.code) }
+                #expect(!error.localizedDescription.isEmpty)
+            default:
+                outcome = nil
+            }
+        }
+        #expect(outcome?.description == expected.description, "\(path): \(String(describing: outcome))")
+        #expect(await provider.inflightCount == 0)
+    }
+
+    @Test(arguments: ["close-mid-body", "stall-body", "reset", "bad-chunked"])
+    func failedDownloadsLeaveNoFile(path: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
+        let provider = Provider<Fault>(transport: transport)
+        await #expect(throws: CourierError.self) {
+            try await provider.request(Fault(path: path, task: .download(.suggestedFileName(in: folder.url))))
+        }
+        #expect(folder.contents.isEmpty)
+        guard case .file(let temporary) = try #require(transport.transfers.first).transfer.destination else {
+            Issue.record("expected a file destination")
+            return
+        }
+        #expect(await eventually { !fileExists(temporary) })
+    }
+
+    struct EchoBack: Decodable {
+        var method: String
+        var body: String
+        var headers: [String: String]
+    }
+
+    @Test func postRedirectedWith307KeepsItsBody() async throws {
+        let target = Fault(path: "redirect-307", method: .post, task: .data(Data("payload".utf8)))
+        let echo = try await Provider<Fault>().request(target).map(EchoBack.self)
+        #expect(echo.method == "POST")
+        #expect(echo.body == "payload")
+    }
+
+    @Test func redirectToAnotherOriginDropsCredentials() async throws {
+        let target = Fault(
+            path: "redirect-other-origin", headers: ["Authorization": "Bearer secret", "Cookie": "a=b", "X-Keep": "1"])
+        let echo = try await Provider<Fault>().request(target).map(EchoBack.self)
+        #expect(echo.headers["Host"]?.hasPrefix("localhost") == true)
+        #expect(echo.headers["Authorization"] == nil)
+        #expect(echo.headers["Cookie"] == nil)
+        #expect(echo.headers["X-Keep"] == "1")
+    }
+
+    @Test func headerInjectionIsRejectedBeforeSending() async {
+        let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
+        let provider = Provider<Fault>(transport: transport)
+        await #expect {
+            try await provider.request(Fault(path: "ok", headers: ["X-Evil": "a\r\nX-Injected: 1"]))
+        } throws: { error in
+            guard case CourierError.requestMapping = error else { return false }
+            return true
+        }
+        #expect(transport.transfers.isEmpty)
+    }
+}
+
+/// Load and storms: many requests through one provider, answered, then everything released.
+@Suite(.enabled(if: FaultServer.isAvailable, "needs COURIER_FAULT_URL (run scripts/test)"), .timeLimit(.minutes(5)))
+struct LoadAndStormTests {
+    @Test func tenThousandRequestsAreAllAnsweredAndEverythingIsReleased() async throws {
+        let released: (provider: WeakReference<Provider<Fault>>, transport: WeakReference<URLSessionTransport>)
+        do {
+            let transport = URLSessionTransport()
+            let provider = Provider<Fault>(transport: transport, deduplication: .disabled)
+            released = (WeakReference(provider), WeakReference(transport))
+            let answered = try await withThrowingTaskGroup(of: Int.self) { group in
+                // Bounded concurrency: 64 requests at a time, 10,000 in all.
+                var started = 0
+                var answered = 0
+                for _ in 0..<64 {
+                    group.addTask { try await provider.request(Fault(path: "ok")).statusCode }
+                    started += 1
+                }
+                for try await code in group {
+                    #expect(code == 200)
+                    answered += 1
+                    if started < 10_000 {
+                        group.addTask { try await provider.request(Fault(path: "ok")).statusCode }
+                        started += 1
+                    }
+                }
+                return answered
+            }
+            #expect(answered == 10_000)
+            #expect(await provider.inflightCount == 0)
+        }
+        // Nothing keeps the provider or its session alive: no leaked task or retain cycle.
+        #expect(await eventually { released.provider.isReleased && released.transport.isReleased })
+    }
+
+    @Test(arguments: 0..<3)
+    func cancellationStormAgainstSlowEndpoints(round: Int) async throws {
+        let provider = Provider<Fault>(deduplication: .enabled)
+        let paths = ["stall-headers", "stall-body", "short-body", "ok"]
+        let tasks = (0..<1_000).map { index in
+            Task { () -> Result<Response, CourierError> in
+                do throws(CourierError) {
+                    return .success(
+                        try await provider.request(Fault(path: paths[index % paths.count], timeout: .seconds(30))))
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        for task in tasks.shuffled() {
+            for _ in 0..<Int.random(in: 0...20) { await Task.yield() }
+            task.cancel()
+        }
+        for task in tasks {
+            switch await task.value {
+            case .success(let response): #expect(response.statusCode == 200)
+            case .failure(let error): #expect(error.isCancellation, "\(error)")
+            }
+        }
+        #expect(await provider.inflightCount == 0)
+    }
+}

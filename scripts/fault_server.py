@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""A loopback HTTP server that misbehaves on purpose, for Courier's fault tests (standard library).
+
+Prints its port as the first line and serves on 127.0.0.1 until killed. Every stall is bounded
+(at most STALL seconds) and every connection is closed afterwards.
+
+  /ok                      200 "ok" (control)
+  /close-mid-body          Content-Length 1000, sends 100 bytes, closes
+  /short-body              Content-Length 100, sends 50 bytes, stalls, closes
+  /long-body               Content-Length 10, sends 25 bytes, closes
+  /stall-headers           sends nothing for STALL seconds, closes
+  /stall-body              headers and 10 of 100 bytes, stalls, closes
+  /reset                   resets the connection (RST) without answering
+  /bad-status              a malformed status line
+  /bad-headers             a header line without a colon
+  /bad-chunked             chunked encoding with an invalid chunk size
+  /huge-header             a 1 MiB header value
+  /redirect-loop           302 to itself, forever
+  /redirect-307            307 to /echo (a POST must keep its body)
+  /redirect-other-origin   302 to http://localhost:PORT/echo (credentials must be dropped)
+  /echo                    {"method", "body", "headers"} of the request
+"""
+import json
+import socket
+import socketserver
+import struct
+import sys
+import time
+
+STALL = 10
+
+
+class Handler(socketserver.StreamRequestHandler):
+    def read_request(self):
+        line = self.rfile.readline(65536).decode("latin-1").strip()
+        if not line:
+            return None, None, {}, b""
+        method, path, _ = (line.split(" ") + ["", ""])[:3]
+        headers = {}
+        for _ in range(200):
+            header = self.rfile.readline(65536).decode("latin-1")
+            if header in ("\r\n", "\n", ""):
+                break
+            name, _, value = header.partition(":")
+            headers[name.strip()] = value.strip()
+        length = int(headers.get("Content-Length", "0") or "0")
+        body = self.rfile.read(min(length, 10 << 20)) if length else b""
+        return method, path.split("?")[0], headers, body
+
+    def send(self, data):
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+        except OSError:
+            pass
+
+    def answer(self, status, body, headers=()):
+        head = f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers)
+        self.send(head.encode() + b"\r\n" + body)
+
+    def handle(self):
+        method, path, headers, body = self.read_request()
+        if path is None:
+            return
+        port = self.server.server_address[1]
+        if path == "/ok":
+            self.answer("200 OK", b"ok")
+        elif path == "/close-mid-body":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
+        elif path == "/short-body":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"x" * 50)
+            time.sleep(STALL)
+        elif path == "/long-body":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n" + b"y" * 25)
+        elif path == "/stall-headers":
+            time.sleep(STALL)
+        elif path == "/stall-body":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"z" * 10)
+            time.sleep(STALL)
+        elif path == "/reset":
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        elif path == "/bad-status":
+            self.send(b"HTTP/1.1 ABC Nonsense\r\nContent-Length: 0\r\n\r\n")
+        elif path == "/bad-headers":
+            self.send(b"HTTP/1.1 200 OK\r\nThis is not a header\r\nContent-Length: 2\r\n\r\nok")
+        elif path == "/bad-chunked":
+            self.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nhello\r\n0\r\n\r\n")
+        elif path == "/huge-header":
+            self.send(b"HTTP/1.1 200 OK\r\nX-Huge: " + b"a" * (1 << 20) + b"\r\nContent-Length: 2\r\n\r\nok")
+        elif path == "/redirect-loop":
+            self.answer("302 Found", b"", [("Location", "/redirect-loop")])
+        elif path == "/redirect-307":
+            self.answer("307 Temporary Redirect", b"", [("Location", "/echo")])
+        elif path == "/redirect-other-origin":
+            self.answer("302 Found", b"", [("Location", f"http://localhost:{port}/echo")])
+        elif path == "/echo":
+            payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}
+            self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
+        else:
+            self.answer("404 Not Found", b"")
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
