@@ -104,6 +104,8 @@ class Handler(socketserver.StreamRequestHandler):
 class Server(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # The default backlog (5) refuses connections when the storm and load tests connect at once.
+    request_queue_size = 1024
 
 
 def main():

@@ -168,8 +168,13 @@ struct LoadAndStormTests {
         }
         for task in tasks {
             switch await task.value {
-            case .success(let response): #expect(response.statusCode == 200)
-            case .failure(let error): #expect(error.isCancellation, "\(error)")
+            case .success(let response):
+                #expect(response.statusCode == 200)
+            case .failure(let error):
+                // Cancelled, or — when the storm outlasts the server's bounded stall (slow under
+                // sanitizers) — the server's close, reported as a transport error. Never anything else.
+                let closedByServer = error.underlyingError is URLError
+                #expect(error.isCancellation || closedByServer, "\(error)")
             }
         }
         #expect(await provider.inflightCount == 0)

@@ -103,6 +103,7 @@ public final class URLSessionTransport: Transport {
                         task.resume()
                     } else {
                         router.fail(task, with: CancellationError())
+                        task.cancel()  // see sendBuffered
                     }
                 }
             } onCancel: {
@@ -169,8 +170,10 @@ extension URLSessionTransport {
                 if started {
                     task.resume()
                 } else {
-                    // Never started, so its completion handler will never run.
                     continuation.resume(with: .failure(CancellationError()))
+                    // The task never starts; cancelling it removes it from the session, which would
+                    // otherwise keep it (and so itself) alive forever.
+                    task.cancel()
                 }
             }
         } onCancel: {
