@@ -42,9 +42,12 @@ struct FaultTests {
     @Test(arguments: faults)
     func faultEndsInATypedResult(path: String, expected: FaultOutcome) async {
         let provider = Provider<Fault>(deduplication: .enabled)
+        // Stalls must end at the 2 s deadline; the other faults get room, since the storm and
+        // load tests share the server and sanitizers slow everything down.
+        let deadline: Duration = expected.description == "timedOut" ? .seconds(2) : .seconds(30)
         let outcome: FaultOutcome?
         do throws(CourierError) {
-            outcome = .body(bytes: try await provider.request(Fault(path: path)).data.count)
+            outcome = .body(bytes: try await provider.request(Fault(path: path, timeout: deadline)).data.count)
         } catch {
             switch error {
             case .timedOut(let limit):
@@ -68,7 +71,8 @@ struct FaultTests {
         let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
         let provider = Provider<Fault>(transport: transport)
         await #expect(throws: CourierError.self) {
-            try await provider.request(Fault(path: path, task: .download(.suggestedFileName(in: folder.url))))
+            try await provider.request(
+                Fault(path: path, task: .download(.suggestedFileName(in: folder.url)), timeout: .seconds(30)))
         }
         #expect(folder.contents.isEmpty)
         guard case .file(let temporary) = try #require(transport.transfers.first).transfer.destination else {
@@ -85,7 +89,8 @@ struct FaultTests {
     }
 
     @Test func postRedirectedWith307KeepsItsBody() async throws {
-        let target = Fault(path: "redirect-307", method: .post, task: .data(Data("payload".utf8)))
+        let target = Fault(
+            path: "redirect-307", method: .post, task: .data(Data("payload".utf8)), timeout: .seconds(30))
         let echo = try await Provider<Fault>().request(target).map(EchoBack.self)
         #expect(echo.method == "POST")
         #expect(echo.body == "payload")
@@ -93,7 +98,8 @@ struct FaultTests {
 
     @Test func redirectToAnotherOriginDropsCredentials() async throws {
         let target = Fault(
-            path: "redirect-other-origin", headers: ["Authorization": "Bearer secret", "Cookie": "a=b", "X-Keep": "1"])
+            path: "redirect-other-origin", headers: ["Authorization": "Bearer secret", "Cookie": "a=b", "X-Keep": "1"],
+            timeout: .seconds(30))
         let echo = try await Provider<Fault>().request(target).map(EchoBack.self)
         #expect(echo.headers["Host"]?.hasPrefix("localhost") == true)
         #expect(echo.headers["Authorization"] == nil)
