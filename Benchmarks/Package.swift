@@ -22,11 +22,14 @@ let package = Package(
             path: "Benchmarks/StubbedPipeline",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
-        // Throughput, de-duplication and cancellation next to raw URLSession (run by scripts/bench).
+        // Throughput, de-duplication, cancellation and memory after load next to raw URLSession
+        // (run by scripts/bench).
         .executableTarget(
             name: "LoadCheck",
-            dependencies: [.product(name: "Courier", package: "Courier")]
+            dependencies: [.product(name: "Courier", package: "Courier"), "HeapStatistics"]
         ),
+        // The allocator's count of bytes in use (mallinfo2 / malloc_zone_statistics), for LoadCheck.
+        .target(name: "HeapStatistics"),
         // Peak memory of 1 GiB uploads, multipart bodies and downloads (run by scripts/large-transfers).
         .executableTarget(
             name: "TransferCheck",

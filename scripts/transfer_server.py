@@ -19,6 +19,8 @@ ZEROS = bytes(CHUNK)
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as separate writes; without this, Nagle + delayed ACK add ~40 ms each.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass

@@ -124,11 +124,15 @@ struct FaultTests {
 @Suite(.enabled(if: FaultServer.isAvailable, "needs COURIER_FAULT_URL (run scripts/test)"), .timeLimit(.minutes(5)))
 struct LoadAndStormTests {
     @Test func tenThousandRequestsAreAllAnsweredAndEverythingIsReleased() async throws {
-        let released: (provider: WeakReference<Provider<Fault>>, transport: WeakReference<URLSessionTransport>)
+        let released:
+            (
+                provider: WeakReference<Provider<Fault>>, transport: WeakReference<URLSessionTransport>,
+                session: WeakReference<URLSession>
+            )
         do {
             let transport = URLSessionTransport()
             let provider = Provider<Fault>(transport: transport, deduplication: .disabled)
-            released = (WeakReference(provider), WeakReference(transport))
+            released = (WeakReference(provider), WeakReference(transport), WeakReference(transport.session))
             let answered = try await withThrowingTaskGroup(of: Int.self) { group in
                 // Bounded concurrency: 64 requests at a time, 10,000 in all.
                 var started = 0
@@ -152,6 +156,8 @@ struct LoadAndStormTests {
         }
         // Nothing keeps the provider or its session alive: no leaked task or retain cycle.
         #expect(await eventually { released.provider.isReleased && released.transport.isReleased })
+        // The transport invalidates its session on release; FoundationNetworking then lets it go.
+        #expect(await eventually { released.session.isReleased })
     }
 
     @Test(arguments: 0..<3)

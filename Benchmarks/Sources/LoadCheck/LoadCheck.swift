@@ -5,6 +5,8 @@
 //   LoadCheck stub ITERATIONS              stubbed requests per second, 0 and 3 plugins
 //   LoadCheck dedup COUNT                  COUNT identical requests in flight against a gated transport
 //   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS
+//   LoadCheck memory BASE_URL COUNT        heap growth after COUNT real requests, all released (Memory.swift)
+//   LoadCheck heap COUNT                   heap growth after COUNT in-process requests through the pipeline
 //
 // BASE_URL serves /small.json (http) or /delay/MS (cancel). Each figure is one line:
 // NAME<TAB>COURIER<TAB>RAW<TAB>RATIO<TAB>UNIT, with "-" where there is no raw twin.
@@ -191,6 +193,12 @@ func interleaved(
     )
 }
 
+/// The base URL argument, or a clear failure.
+func baseURL(_ text: String) throws -> URL {
+    guard let url = URL(string: text), url.scheme != nil else { throw LoadCheckFailure("not a URL: \(text)") }
+    return url
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
@@ -202,17 +210,23 @@ struct LoadCheck {
             let arguments = Array(CommandLine.arguments.dropFirst())
             switch arguments.first {
             case "http" where arguments.count == 3:
-                try await http(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 1_500)
+                try await http(base: try baseURL(arguments[1]), iterations: Int(arguments[2]) ?? 1_500)
             case "aa" where arguments.count == 3:
-                try await aa(base: URL(string: arguments[1])!, iterations: Int(arguments[2]) ?? 1_500)
+                try await aa(base: try baseURL(arguments[1]), iterations: Int(arguments[2]) ?? 1_500)
             case "stub" where arguments.count == 2:
                 try await stub(iterations: Int(arguments[1]) ?? 200_000)
             case "dedup" where arguments.count == 2:
                 try await dedup(count: Int(arguments[1]) ?? 10_000)
             case "cancel" where arguments.count == 3:
-                try await cancel(base: URL(string: arguments[1])!, count: Int(arguments[2]) ?? 1_000)
+                try await cancel(base: try baseURL(arguments[1]), count: Int(arguments[2]) ?? 1_000)
+            case "memory" where arguments.count == 3:
+                try await memory(base: try baseURL(arguments[1]), count: Int(arguments[2]) ?? 10_000)
+            case "heap" where arguments.count == 2:
+                try await heap(count: Int(arguments[1]) ?? 1_000_000)
             default:
-                print("usage: LoadCheck http BASE N | stub N | dedup N | cancel BASE N")
+                print(
+                    "usage: LoadCheck http BASE N | aa BASE N | stub N | dedup N | cancel BASE N | memory BASE N | heap N"
+                )
                 exit(2)
             }
         } catch {
@@ -318,7 +332,7 @@ struct LoadCheck {
             line("dedup-transport-calls", Double(transport.calls.count), nil, "calls")
             line("dedup-release-to-last", elapsed * 1_000, nil, "ms", format: "%.2f")
         }
-        guard answered.count == count else { throw CourierError.requestMapping("only \(answered.count) answered") }
+        guard answered.count == count else { throw LoadCheckFailure("only \(answered.count) of \(count) answered") }
     }
 
     static func cancel(base: URL, count: Int) async throws {
