@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "Benchmark", package: "package-benchmark"),
+                "BenchmarkSupport",
             ],
             path: "Benchmarks/StubbedPipeline",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
@@ -26,8 +27,10 @@ let package = Package(
         // (run by scripts/bench).
         .executableTarget(
             name: "LoadCheck",
-            dependencies: [.product(name: "Courier", package: "Courier"), "HeapStatistics"]
+            dependencies: [.product(name: "Courier", package: "Courier"), "BenchmarkSupport", "HeapStatistics"]
         ),
+        // The plugins and helpers the benchmarks share.
+        .target(name: "BenchmarkSupport", dependencies: [.product(name: "Courier", package: "Courier")]),
         // The allocator's count of bytes in use (mallinfo2 / malloc_zone_statistics), for LoadCheck.
         .target(name: "HeapStatistics"),
         // Peak memory of 1 GiB uploads, multipart bodies and downloads (run by scripts/large-transfers).

@@ -2,6 +2,7 @@
 // stub, validation), one request per iteration, so malloc counts are per request. The committed
 // thresholds (Benchmarks/Thresholds) make an allocation regression fail CI.
 import Benchmark
+import BenchmarkSupport
 import Courier
 import Foundation
 
@@ -14,30 +15,6 @@ struct Small: TargetType {
     var path: String { "items/1" }
     var validation: ValidationType { .successCodes }
     var sampleData: Data { Data(#"{"id":1,"name":"courier"}"#.utf8) }
-}
-
-/// Three plugins doing what real ones do: sign, observe, pass the result on.
-struct SigningPlugin: Plugin {
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-        var request = request
-        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
-        return request
-    }
-}
-
-struct ObservingPlugin: Plugin {
-    func willSend(_ request: URLRequest, target: any TargetType) async { blackHole(request.url) }
-    func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async { blackHole(result) }
-}
-
-struct PassThroughPlugin: Plugin {
-    func process(
-        _ result: Result<Response, CourierError>, target: any TargetType
-    ) async
-        -> Result<Response, CourierError>
-    {
-        result
-    }
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -68,7 +45,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("StubbedRequestThreePlugins") { benchmark in
         let provider = Provider<Small>(
             stubBehavior: Provider.immediatelyStub,
-            plugins: [SigningPlugin(), ObservingPlugin(), PassThroughPlugin()])
+            plugins: threePlugins())
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             blackHole(try await provider.request(target))

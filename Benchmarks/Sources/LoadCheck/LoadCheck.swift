@@ -10,6 +10,7 @@
 //
 // BASE_URL serves /small.json (http) or /delay/MS (cancel). Each figure is one line:
 // NAME<TAB>COURIER<TAB>RAW<TAB>RATIO<TAB>UNIT, with "-" where there is no raw twin.
+import BenchmarkSupport
 import Courier
 import Foundation
 
@@ -33,43 +34,6 @@ struct Item: Decodable, Sendable {
     var name: String
     var tags: [String]
     var active: Bool
-}
-
-/// Three plugins doing what real ones do: sign, observe, pass the result on.
-struct SigningPlugin: Plugin {
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-        var request = request
-        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
-        return request
-    }
-}
-
-struct ObservingPlugin: Plugin {
-    let seen = Counter()
-    func willSend(_ request: URLRequest, target: any TargetType) async { seen.add(1) }
-}
-
-struct PassThroughPlugin: Plugin {
-    func process(
-        _ result: Result<Response, CourierError>, target: any TargetType
-    ) async
-        -> Result<Response, CourierError>
-    {
-        result
-    }
-}
-
-/// A counter shared between tasks (a benchmark helper, not library code).
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    @discardableResult func add(_ amount: Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += amount
-        return value
-    }
-    var count: Int { add(0) }
 }
 
 /// Holds every request until released, counting calls.
@@ -296,7 +260,7 @@ struct LoadCheck {
         let target = Small(baseURL: URL(string: "https://api.example.com")!)
         let configurations: [(String, [any Plugin])] = [
             ("stub-0-plugins", []),
-            ("stub-3-plugins", [SigningPlugin(), ObservingPlugin(), PassThroughPlugin()]),
+            ("stub-3-plugins", threePlugins()),
         ]
         for (label, plugins) in configurations {
             let provider = Provider<Small>(stubBehavior: Provider.immediatelyStub, plugins: plugins)

@@ -2,6 +2,7 @@
 // (and, as the twin, through a raw URLSession), then everything released; the heap in use is
 // compared with what it was before. Heap bytes in use (the allocator's own count) rather than RSS,
 // because an allocator keeps freed pages mapped; RSS is printed too, after asking it to trim.
+import BenchmarkSupport
 import Courier
 import Foundation
 import HeapStatistics
@@ -77,7 +78,7 @@ extension LoadCheck {
         func run(_ count: Int) async throws -> Weak<Provider<Item16>> {
             let provider = Provider<Item16>(
                 transport: InstantTransport(),
-                plugins: [SigningPlugin(), ObservingPlugin(), PassThroughPlugin(), NetworkActivity()],
+                plugins: threePlugins() + [NetworkActivity()],
                 deduplication: .enabled,
                 retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .microseconds(10)))
             let started = Counter()
