@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -16,12 +17,20 @@ import Testing
         var task: HTTPTask { .uploadMultipart(form, urlParameters: urlParameters) }
     }
 
-    private func body(_ form: MultipartFormData, method: HTTPMethod = .post) throws -> (URLRequest, String) {
+    /// The request and the body the provider sends: built by `urlRequest()` when every part is in
+    /// memory, otherwise at send time, off Swift's thread pool.
+    private func body(_ form: MultipartFormData, method: HTTPMethod = .post) async throws -> (URLRequest, String) {
         let request = try Endpoint(target: Upload(form: form, method: method)).urlRequest()
-        return (request, String(decoding: request.httpBody ?? Data(), as: UTF8.self))
+        let body: Data
+        if let inRequest = request.httpBody {
+            body = inRequest
+        } else {
+            body = try await MultipartEncoder.encodeInMemoryOffPool(form)
+        }
+        return (request, String(decoding: body, as: UTF8.self))
     }
 
-    @Test func encodesDataFileAndStreamPartsExactly() throws {
+    @Test func encodesDataFileAndStreamPartsExactly() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let file = try folder.file("notes.txt", contents: Data("file body".utf8))
@@ -34,7 +43,7 @@ import Testing
                     name: "blob", stream: { InputStream(data: Data("streamed".utf8)) }, length: 8,
                     fileName: "b.bin"),
             ])
-        let (request, text) = try body(form)
+        let (request, text) = try await body(form)
         let expected =
             "--XyZ\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nHello\r\n"
             + "--XyZ\r\nContent-Disposition: form-data; name=\"doc\"; filename=\"notes.txt\"\r\n"
@@ -47,18 +56,18 @@ import Testing
         #expect(request.value(forHTTPHeaderField: "Content-Length") == String(expected.utf8.count))
     }
 
-    @Test func escapesNamesAndFileNamesPerRFC7578() throws {
+    @Test func escapesNamesAndFileNamesPerRFC7578() async throws {
         let form = MultipartFormData(
             boundary: "b",
             parts: [.init(name: "a\"b\r\nc", data: Data("v".utf8), fileName: "my \"file\"\n.txt")])
-        let (_, text) = try body(form)
+        let (_, text) = try await body(form)
         #expect(text.contains(#"name="a%22b%0D%0Ac"; filename="my %22file%22%0A.txt""#))
         #expect(!text.contains("a\"b"))
     }
 
-    @Test func nonASCIIFileNamesAreSentAsUTF8() throws {
+    @Test func nonASCIIFileNamesAreSentAsUTF8() async throws {
         let form = MultipartFormData(boundary: "b", parts: [.init(name: "f", data: Data(), fileName: "résumé.pdf")])
-        let (_, text) = try body(form)
+        let (_, text) = try await body(form)
         #expect(text.contains(#"filename="résumé.pdf""#))
         #expect(text.contains("Content-Type: application/pdf"))
     }
@@ -88,31 +97,31 @@ import Testing
         #expect(a.boundary.hasPrefix("courier.boundary."))
     }
 
-    @Test func boundaryWithSpecialCharactersIsQuoted() throws {
+    @Test func boundaryWithSpecialCharactersIsQuoted() async throws {
         let form = MultipartFormData(boundary: "a:b=c", parts: [.init(name: "a", data: Data("1".utf8))])
-        let (request, _) = try body(form)
+        let (request, _) = try await body(form)
         #expect(request.value(forHTTPHeaderField: "Content-Type") == #"multipart/form-data; boundary="a:b=c""#)
     }
 
     @Test(arguments: ["", String(repeating: "x", count: 71), "bad\u{7F}char", "ends with space ", "é"])
-    func invalidBoundariesThrow(boundary: String) {
+    func invalidBoundariesThrow(boundary: String) async {
         let form = MultipartFormData(boundary: boundary, parts: [.init(name: "a", data: Data("1".utf8))])
-        #expect {
-            try body(form)
+        await #expect {
+            try await body(form)
         } throws: { error in
             guard case CourierError.multipartEncoding(let underlying) = error else { return false }
             return underlying as? MultipartFailure == .invalidBoundary(boundary)
         }
     }
 
-    @Test func boundaryInsideAPartThrows() {
+    @Test func boundaryInsideAPartThrows() async {
         let form = MultipartFormData(boundary: "abc", parts: [.init(name: "a", data: Data("x--abcx".utf8))])
-        #expect(throws: CourierError.self) { try body(form) }
+        await #expect(throws: CourierError.self) { try await body(form) }
     }
 
-    @Test func noPartsThrows() {
-        #expect {
-            try body(MultipartFormData(parts: []))
+    @Test func noPartsThrows() async {
+        await #expect {
+            try await body(MultipartFormData(parts: []))
         } throws: { error in
             guard case CourierError.multipartEncoding(let underlying) = error else { return false }
             return underlying as? MultipartFailure == .noParts
@@ -120,22 +129,22 @@ import Testing
     }
 
     @Test(arguments: [HTTPMethod.get, .head, .trace])
-    func methodsWithoutBodiesThrow(method: HTTPMethod) {
+    func methodsWithoutBodiesThrow(method: HTTPMethod) async {
         let form = MultipartFormData(parts: [.init(name: "a", data: Data("1".utf8))])
-        #expect {
-            try body(form, method: method)
+        await #expect {
+            try await body(form, method: method)
         } throws: { error in
             guard case CourierError.requestMapping(let reason) = error else { return false }
             return reason.contains(method.rawValue)
         }
     }
 
-    @Test func missingFilePartThrows() {
+    @Test func missingFilePartThrows() async {
         let form = MultipartFormData(parts: [
             .init(name: "f", fileURL: URL(fileURLWithPath: "/nonexistent/courier/x.txt"))
         ])
-        #expect {
-            try body(form)
+        await #expect {
+            try await body(form)
         } throws: { error in
             guard case CourierError.multipartEncoding(let underlying) = error,
                 case .unreadableFile = underlying as? MultipartFailure
@@ -144,11 +153,11 @@ import Testing
         }
     }
 
-    @Test func streamShorterThanDeclaredThrows() {
+    @Test func streamShorterThanDeclaredThrows() async {
         let form = MultipartFormData(
             boundary: "b", parts: [.init(name: "s", stream: { InputStream(data: Data("abc".utf8)) }, length: 10)])
-        #expect {
-            try body(form)
+        await #expect {
+            try await body(form)
         } throws: { error in
             guard case CourierError.multipartEncoding(let underlying) = error else { return false }
             return underlying as? MultipartFailure == .streamLengthMismatch(name: "s", expected: 10, actual: 3)

@@ -48,8 +48,10 @@ extension Endpoint {
             try Self.encode(bodyParameters, with: forcedBody, method: method, into: &request)
         case .uploadFile(let fileURL, let urlParameters):
             try Self.requireBody(for: method, what: "a file upload")
-            guard fileURL.isFileURL, FileManager.default.isReadableFile(atPath: fileURL.path) else {
-                throw .requestMapping("the upload file \(fileURL.path) cannot be read")
+            do {
+                _ = try FileBody.regularFileSize(fileURL)
+            } catch {
+                throw .requestMapping("the upload file cannot be sent: \(error)")
             }
             try Self.appendQuery(urlParameters, to: &request)
         case .uploadMultipart(let form, let urlParameters):
@@ -59,10 +61,11 @@ extension Endpoint {
             let length = try MultipartEncoder.totalLength(form)
             request.setValue(MultipartEncoder.contentType(form), forHTTPHeaderField: "Content-Type")
             request.setValue(String(length), forHTTPHeaderField: "Content-Length")
-            if length <= UInt64(max(0, form.memoryThreshold)) {
+            if length <= UInt64(max(0, form.memoryThreshold)), MultipartEncoder.isInMemory(form) {
                 request.httpBody = try MultipartEncoder.encodeInMemory(form)
             }
-        // Larger bodies are streamed to a temporary file when the request is sent.
+        // Bodies with file or stream parts are built when the request is sent, off Swift's thread
+        // pool: in memory up to the threshold, through a temporary file above it.
         case .download:
             break
         case .downloadParameters(let parameters, let encoding, _):
@@ -93,6 +96,7 @@ extension Endpoint {
         _ parameters: Parameters, with encoding: ParameterEncoding, method: HTTPMethod,
         into request: inout URLRequest
     ) throws(CourierError) {
+        try ParameterValue.checkDepth(of: parameters)
         switch encoding.kind {
         case .json:
             do {
@@ -126,6 +130,32 @@ extension Endpoint {
     static func setContentTypeIfAbsent(_ value: String, on request: inout URLRequest) {
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue(value, forHTTPHeaderField: "Content-Type")
+        }
+    }
+}
+
+/// Checks of the request that actually goes on the wire, made after every stage that can change it
+/// (request mapping, plugins' `prepare`, signing) and before anything is sent, so no method or
+/// header can smuggle a second header or request (CR/LF injection).
+enum RequestValidation {
+    /// Throws ``CourierError/requestMapping(_:)`` for an invalid method, header name or value.
+    static func validate(_ request: URLRequest) throws(CourierError) {
+        if let method = request.httpMethod, !HTTPMethod(rawValue: method).isValidToken {
+            throw .requestMapping("'\(method)' is not a valid HTTP method name")
+        }
+        guard let headers = request.allHTTPHeaderFields else { return }
+        for (name, value) in headers {
+            try HeaderValidation.validate(name: name, value: value)
+        }
+    }
+
+    /// Throws ``CourierError/schemeNotAllowed(_:)`` unless `url` has an allowed scheme (and, for
+    /// http and https, a host).
+    static func validateDestination(_ url: URL?, limits: Limits) throws(CourierError) {
+        guard let url else { throw .requestMapping("the request has no URL") }
+        guard limits.allows(url) else { throw .schemeNotAllowed(url) }
+        if url.host == nil || url.host?.isEmpty == true, url.scheme?.lowercased().hasPrefix("http") == true {
+            throw .requestMapping("'\(Redaction.url(url))' has no host")
         }
     }
 }

@@ -23,6 +23,37 @@ public enum ParameterValue: Sendable, Hashable {
     case null
 }
 
+extension ParameterValue {
+    /// How deep parameters may nest: a top-level value is at depth 1, each array or dictionary
+    /// adds one. Deeper parameters fail with ``CourierError/limitExceeded(_:)``
+    /// (``LimitExceeded/parameterDepth(limit:)``) before any encoding, so no tree can overflow
+    /// the stack of an encoder. 64: no API nests parameters anywhere near that deep.
+    public static let maximumDepth = 64
+
+    /// Throws when any value in `parameters` nests deeper than `limit`. Iterative: safe for trees
+    /// of any depth.
+    static func checkDepth(of parameters: Parameters, limit: Int = maximumDepth) throws(CourierError) {
+        var stack: [(ParameterValue, Int)] = []
+        for value in parameters.values {
+            switch value {
+            case .array, .dictionary: stack.append((value, 1))
+            default: continue
+            }
+        }
+        while let (value, depth) = stack.popLast() {
+            guard depth <= limit else { throw .limitExceeded(.parameterDepth(limit: limit)) }
+            switch value {
+            case .array(let elements):
+                for element in elements { stack.append((element, depth + 1)) }
+            case .dictionary(let nested):
+                for element in nested.values { stack.append((element, depth + 1)) }
+            default:
+                continue
+            }
+        }
+    }
+}
+
 extension ParameterValue: ExpressibleByStringLiteral, ExpressibleByStringInterpolation {
     public init(stringLiteral value: String) { self = .string(value) }
 }

@@ -9,6 +9,8 @@ import Foundation
 /// - A `?` in the path starts a query: `"search?q=swift"` is sent as `/search?q=swift` (never as
 ///   `%3F`). It follows the base URL's own query; task parameters come after both.
 /// - `#` in a path is data, sent as `%23`.
+/// - A path never leaves the base URL's path: a segment that is `.` or `..` (also percent-encoded,
+///   or next to a backslash) is refused, since servers resolve it.
 enum URLBuilder {
     // Delimiters are ASCII, so scanning is done on UTF-8 bytes: their indices are valid String
     // indices, and no grapheme breaking is needed (this runs for every request).
@@ -28,6 +30,9 @@ enum URLBuilder {
             pathQuery = path[path.utf8.index(after: mark)...]
         }
         pathPart = pathPart.drop { $0 == "/" }
+        if containsDotSegment(pathPart) {
+            throw .requestMapping("the path '\(path)' has a '.' or '..' segment, which would leave the base URL's path")
+        }
 
         var text = String(base)
         if !pathPart.isEmpty {
@@ -65,6 +70,23 @@ enum URLBuilder {
         if isHTTP(scheme), (baseURL.host ?? "").isEmpty {
             throw .requestMapping("'\(baseURL.absoluteString)' has no host")
         }
+    }
+
+    /// Whether a segment of `path` is `.` or `..`, as written or once percent-decoded, with `/` or
+    /// `\\` as separators (some servers treat a backslash as a slash). Only paths with a `.` pay for
+    /// the full check.
+    static func containsDotSegment(_ path: Substring) -> Bool {
+        let dot = UInt8(ascii: ".")
+        let percent = UInt8(ascii: "%")
+        guard path.utf8.contains(where: { $0 == dot || $0 == percent }) else { return false }
+        let decoded = String(path).removingPercentEncoding ?? String(path)
+        for text in [String(path), decoded] {
+            for segment in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" })
+            where segment == "." || segment == ".." {
+                return true
+            }
+        }
+        return false
     }
 
     /// `http` or `https`, in any case.

@@ -106,7 +106,7 @@ public struct RetryPolicy: Sendable, Hashable {
         if respectsRetryAfter, let header = error.response?.value(forHTTPHeaderField: "Retry-After"),
             let wait = Self.retryAfter(header, now: now)
         {
-            return .retry(after: min(wait, maxDelay))
+            return .retry(after: max(.zero, min(wait, maxDelay)))
         }
         return .retry(after: delay(forRetry: attempt))
     }
@@ -126,23 +126,40 @@ public struct RetryPolicy: Sendable, Hashable {
         }
     }
 
-    /// The wait after attempt `attempt` (from 1): exponential, capped, jittered.
+    /// The wait after attempt `attempt` (from 1): exponential, capped, jittered. Saturating: no
+    /// multiplier, delay or attempt number can trap; a negative or non-finite result is zero or the
+    /// cap.
     func delay(forRetry attempt: Int) -> Duration {
-        let base = Double(baseDelay.components.seconds) + Double(baseDelay.components.attoseconds) / 1e18
-        let cap = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
-        let exponential = base * pow(max(multiplier, 1), Double(max(attempt - 1, 0)))
-        var seconds = min(exponential.isFinite ? exponential : cap, cap)
-        if jitter == .full { seconds = Double.random(in: 0...max(seconds, 0)) }
-        return .nanoseconds(Int64((seconds * 1e9).rounded()))
+        let base = Self.seconds(baseDelay)
+        let cap = max(0, Self.seconds(maxDelay))
+        let growth = multiplier.isFinite ? max(multiplier, 1) : 1
+        let exponential = base * pow(growth, Double(max(attempt - 1, 0)))
+        var seconds = exponential.isFinite ? min(max(exponential, 0), cap) : cap
+        if jitter == .full, seconds > 0 { seconds = Double.random(in: 0...seconds) }
+        return Self.duration(seconds: seconds)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// A duration of `seconds`, saturating at about 292 years (`Int64.max` nanoseconds) and at zero.
+    static func duration(seconds: Double) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return seconds == .infinity ? .nanoseconds(Int64.max) : .zero }
+        let nanoseconds = seconds * 1e9
+        guard nanoseconds < 9.2e18 else { return .nanoseconds(Int64.max) }
+        return .nanoseconds(Int64(nanoseconds.rounded()))
     }
 
     /// `Retry-After`: delay-seconds or an HTTP date (RFC 9110 §10.2.3). A date in the past means now.
     static func retryAfter(_ header: String, now: Date) -> Duration? {
         let text = header.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // All digits: a number of seconds, however large (saturating).
+            return duration(seconds: Double(text) ?? .infinity)
+        }
         guard let date = HTTPDate.parse(text) else { return nil }
-        let interval = max(0, date.timeIntervalSince(now))
-        return .milliseconds(Int64((interval * 1000).rounded()))
+        return duration(seconds: max(0, date.timeIntervalSince(now)))
     }
 }
 

@@ -15,6 +15,19 @@ extension Provider {
     nonisolated func perform(
         _ target: Target, progress: ProgressReporter? = nil
     ) async -> Result<Response, CourierError> {
+        guard let callTimeout = target.callTimeout ?? callTimeout else {
+            return await performStages(target, progress: progress)
+        }
+        // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
+        // answered when it passes, even by a stage that never returns.
+        return await Deadline.run(within: callTimeout, timer: deadlines) {
+            await self.performStages(target, progress: progress)
+        }
+    }
+
+    private nonisolated func performStages(
+        _ target: Target, progress: ProgressReporter?
+    ) async -> Result<Response, CourierError> {
         let pluginTarget = plugins.isEmpty ? target : target.pluginTarget
 
         let endpoint: Endpoint
@@ -56,6 +69,12 @@ extension Provider {
                     }
                     break attempts
                 }
+            }
+            // The request that goes on the wire, after every stage that can change it.
+            do {
+                try RequestValidation.validate(outgoing)
+            } catch {
+                return await process(.failure(error), target: pluginTarget)
             }
             sends += 1
             for plugin in plugins {
@@ -115,63 +134,94 @@ extension Provider {
         _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
         let policy = target.deduplication ?? deduplication
+        let limits = target.limits ?? limits
         let exchanged: Result<Response, CourierError>
-        if policy != .disabled, progress == nil, endpoint.task.downloadDestination == nil,
-            policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
-            let key = InflightKey(request, task: endpoint.task)
-        {
-            exchanged = await shared(key) {
-                await self.exchange(request, endpoint: endpoint, target: target, progress: nil)
+        guard let destination = endpoint.task.downloadDestination else {
+            if policy != .disabled, progress == nil,
+                policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
+                let key = InflightKey(request, task: endpoint.task)
+            {
+                exchanged = await shared(key) {
+                    await self.exchange(
+                        request, endpoint: endpoint, target: target, limits: limits, download: nil, progress: nil)
+                }
+            } else {
+                exchanged = await exchange(
+                    request, endpoint: endpoint, target: target, limits: limits, download: nil, progress: progress)
             }
-        } else {
-            exchanged = await exchange(request, endpoint: endpoint, target: target, progress: progress)
+            return Self.validate(exchanged, for: target)
         }
-        let validated = exchanged.flatMap { response in
+        // The temporary file is named here, so that whatever ends the exchange (a deadline that
+        // passes as the body completes, a cancel, a failure) it never stays behind.
+        let temporary = TemporaryFiles.newDownloadURL()
+        exchanged = await exchange(
+            request, endpoint: endpoint, target: target, limits: limits, download: temporary, progress: progress)
+        let saved = Self.saveDownload(Self.validate(exchanged, for: target), to: destination)
+        if saved.success?.fileURL != temporary {
+            try? FileManager.default.removeItem(at: temporary)
+        }
+        return saved
+    }
+
+    private static func validate(
+        _ exchanged: Result<Response, CourierError>, for target: Target
+    ) -> Result<Response, CourierError> {
+        exchanged.flatMap { response in
             target.validation.accepts(response.statusCode) ? .success(response) : .failure(.statusCode(response))
         }
-        guard let destination = endpoint.task.downloadDestination else { return validated }
-        return Self.saveDownload(validated, to: destination)
     }
 
     /// The stub or the transport, within the deadline.
     private nonisolated func exchange(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
+        _ request: URLRequest, endpoint: Endpoint, target: Target, limits: Limits, download: URL?,
+        progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
         let behavior = stubBehavior(target)
-        let deadline = target.timeout ?? timeout
-        do {
-            let exchange: @Sendable () async throws -> Response =
-                switch behavior {
-                case .never:
-                    { [transport] in
-                        try await Self.transfer(
-                            request, task: endpoint.task, target: target.pluginTarget, over: transport,
-                            progress: progress)
-                    }
-                case .immediate:
-                    { try StubResponder.response(for: request, endpoint: endpoint) }
-                case .delayed(let delay):
-                    { [clock] in
-                        try await clock.sleep(for: delay)
-                        return try StubResponder.response(for: request, endpoint: endpoint)
+        let exchange: @Sendable () async -> Result<Response, CourierError> =
+            switch behavior {
+            case .never:
+                { [transport] in
+                    do {
+                        return .success(
+                            try await Self.transfer(
+                                request, task: endpoint.task, target: target.pluginTarget, over: transport,
+                                limits: limits, download: download, progress: progress))
+                    } catch {
+                        return .failure(Self.failure(from: error))
                     }
                 }
-            if let deadline {
-                return .success(try await Deadline.run(within: deadline, clock: clock, exchange))
+            case .immediate:
+                { Self.stubbed(request, endpoint: endpoint, download: download) }
+            case .delayed(let delay):
+                { [clock] in
+                    do {
+                        try await clock.sleep(for: delay)
+                    } catch {
+                        return .failure(.cancelled)
+                    }
+                    return Self.stubbed(request, endpoint: endpoint, download: download)
+                }
             }
-            return .success(try await exchange())
-        } catch {
-            return .failure(Self.failure(from: error))
-        }
+        guard let deadline = target.timeout ?? timeout else { return await exchange() }
+        return await Deadline.run(within: deadline, timer: deadlines, exchange)
     }
 
-    /// Builds the transfer for the task (file body, multipart through a temporary file, download
-    /// to a temporary file), sends it, and removes the temporary body file whatever happens.
+    private static func stubbed(
+        _ request: URLRequest, endpoint: Endpoint, download: URL?
+    ) -> Result<Response, CourierError> {
+        Result { try StubResponder.response(for: request, endpoint: endpoint, download: download) }
+            .mapError { failure(from: $0) }
+    }
+
+    /// Builds the transfer for the task (file body, multipart body built off Swift's thread pool,
+    /// in memory or through a temporary file, download to its temporary file), checks the
+    /// destination's scheme, sends it, and removes the temporary body file whatever happens.
     private static func transfer(
         _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: any Transport,
-        progress: ProgressReporter?
+        limits: Limits, download: URL?, progress: ProgressReporter?
     ) async throws -> Response {
-        var transfer = Transfer(request: request, target: target)
+        try RequestValidation.validateDestination(request.url, limits: limits)
+        var transfer = Transfer(request: request, target: target, limits: limits)
         var temporaryBody: URL?
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
@@ -180,14 +230,17 @@ extension Provider {
         case .uploadFile(let url, _):
             transfer.body = .file(url)
         case .uploadMultipart(let form, _) where request.httpBody == nil && request.httpBodyStream == nil:
-            let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
-            temporaryBody = file
-            transfer.body = .file(file)
-        case .download, .downloadParameters:
-            transfer.destination = .file(TemporaryFiles.newDownloadURL())
+            if try MultipartEncoder.totalLength(form) <= UInt64(max(0, form.memoryThreshold)) {
+                transfer.request.httpBody = try await MultipartEncoder.encodeInMemoryOffPool(form)
+            } else {
+                let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
+                temporaryBody = file
+                transfer.body = .file(file)
+            }
         default:
             break
         }
+        if let download { transfer.destination = .file(download) }
         if let progress {
             progress.start(uploadLength: uploadLength(of: transfer))
             transfer.progress = { progress.report($0) }
@@ -276,12 +329,11 @@ enum TemporaryFiles {
 
 /// Turns a sample response into the response a stubbed request answers with.
 enum StubResponder {
-    /// The endpoint's sample response; for a download, its body is saved to a temporary file as a
-    /// real download would be.
-    static func response(for request: URLRequest, endpoint: Endpoint) throws -> Response {
+    /// The endpoint's sample response; for a download, its body is saved to the temporary file
+    /// `download` as a real download would be.
+    static func response(for request: URLRequest, endpoint: Endpoint, download: URL?) throws -> Response {
         let response = try response(for: request, sample: endpoint.sampleResponse())
-        guard endpoint.task.downloadDestination != nil else { return response }
-        let file = TemporaryFiles.newDownloadURL()
+        guard let file = download else { return response }
         try response.data.write(to: file)
         return Response(
             statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
@@ -300,30 +352,6 @@ enum StubResponder {
                 statusCode: httpResponse.statusCode, data: data, request: request, response: httpResponse)
         case .networkError(let error):
             throw error
-        }
-    }
-}
-
-/// Races an operation against a deadline on a clock.
-enum Deadline {
-    /// Runs `operation`; if `duration` passes on `clock` first, cancels it and throws
-    /// ``CourierError/timedOut(_:)``.
-    static func run<T: Sendable>(
-        within duration: Duration, clock: any Clock<Duration>,
-        _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await clock.sleep(for: duration)
-                return nil
-            }
-            defer { group.cancelAll() }
-            // The first child to finish decides; `nil` means the clock won.
-            guard let first = try await group.next(), let value = first else {
-                throw CourierError.timedOut(duration)
-            }
-            return value
         }
     }
 }

@@ -39,6 +39,17 @@ public actor Provider<Target: TargetType> {
     /// The deadline for sending and receiving each request, unless its target sets one
     /// (``TargetType/timeout``). `nil`: none beyond the transport's own idle timeout.
     public nonisolated let timeout: Duration?
+    /// The deadline for the whole call, unless its target sets one (``TargetType/callTimeout``):
+    /// mappings, plugins, signing and credential refresh, every attempt and every wait between
+    /// attempts. When it passes the caller gets ``CourierError/timedOut(_:)`` at once, even from a
+    /// mapping or plugin that never returns (that work is cancelled and left to end on its own).
+    /// `nil`: none.
+    public nonisolated let callTimeout: Duration?
+    /// The limits on bodies, decompression, redirects and schemes, unless a target sets its own
+    /// (``TargetType/limits``).
+    public nonisolated let limits: Limits
+    /// Every deadline of this provider, on its clock.
+    nonisolated let deadlines: any DeadlineScheduling
     /// Which identical in-flight requests are merged, unless a target says otherwise
     /// (``TargetType/deduplication``).
     public nonisolated let deduplication: Deduplication
@@ -70,6 +81,10 @@ public actor Provider<Target: TargetType> {
     ///   - plugins: Hooks, run in this order. Default: none.
     ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
     ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
+    ///   - callTimeout: The deadline for the whole call, retries and refreshes included. Default:
+    ///     `nil` (none).
+    ///   - limits: Body sizes, decompression ratio, redirects and allowed schemes. Default:
+    ///     ``Limits/default``.
     ///   - deduplication: Which identical requests in flight are merged. Default:
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/none``.
@@ -83,6 +98,8 @@ public actor Provider<Target: TargetType> {
         plugins: [any Plugin] = [],
         clock: any Clock<Duration> = ContinuousClock(),
         timeout: Duration? = nil,
+        callTimeout: Duration? = nil,
+        limits: Limits = .default,
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .none,
         authentication: (any RequestAuthentication)? = nil
@@ -94,6 +111,9 @@ public actor Provider<Target: TargetType> {
         self.plugins = plugins
         self.clock = clock
         self.timeout = timeout
+        self.callTimeout = callTimeout
+        self.limits = limits
+        self.deadlines = Self.makeTimer(clock)
         self.deduplication = deduplication
         self.retryPolicy = retryPolicy
         self.authentication = authentication
@@ -147,6 +167,10 @@ public actor Provider<Target: TargetType> {
 }
 
 extension Provider {
+    private static func makeTimer<C: Clock<Duration>>(_ clock: C) -> any DeadlineScheduling {
+        DeadlineTimer(clock: clock)
+    }
+
     /// The default endpoint mapping: ``Endpoint/init(target:)``.
     /// - Parameter target: The target.
     /// - Returns: Its endpoint.

@@ -40,6 +40,15 @@ public enum CourierError: Error, Sendable {
     indirect case retryLimitReached(attempts: Int, lastError: CourierError)
     /// The credential could not be refreshed (``AuthenticationFailure``).
     case authentication(AuthenticationFailure)
+    /// A limit was crossed (``Limits``): the response body, a download, the decompression ratio or
+    /// the nesting of parameters. Nothing more was read or kept.
+    case limitExceeded(LimitExceeded)
+    /// The request, or a redirect it received, uses a URL scheme outside ``Limits/allowedSchemes``
+    /// (the URL). Nothing was sent to it.
+    case schemeNotAllowed(URL)
+    /// An API was used in a way it does not support (the text says how), such as iterating one
+    /// progress stream from two tasks.
+    case invalidUse(String)
 
     /// The response involved, when there is one.
     public var response: Response? {
@@ -51,7 +60,7 @@ public enum CourierError: Error, Sendable {
             response
         case .retryLimitReached(_, let lastError):
             lastError.response
-        case .authentication:
+        case .authentication, .limitExceeded, .schemeNotAllowed, .invalidUse:
             nil
         case .requestMapping, .parameterEncoding, .encodableMapping, .multipartEncoding,
             .downloadDestination, .timedOut, .cancelled:
@@ -70,6 +79,10 @@ public enum CourierError: Error, Sendable {
             lastError.underlyingError ?? lastError
         case .authentication(let failure):
             failure.cause
+        case .limitExceeded(let limit):
+            limit
+        case .schemeNotAllowed, .invalidUse:
+            nil
         case .requestMapping, .statusCode, .stringMapping, .timedOut, .cancelled:
             nil
         }
@@ -146,6 +159,12 @@ extension CourierError: LocalizedError {
                 + (lastError.errorDescription ?? "\(lastError)")
         case .authentication(let failure):
             "Authentication failed: \(failure)."
+        case .limitExceeded(let limit):
+            "A limit was crossed: \(limit)."
+        case .schemeNotAllowed(let url):
+            "The URL scheme '\(url.scheme ?? "")' is not allowed (\(Redaction.url(url)))."
+        case .invalidUse(let reason):
+            "Invalid use: \(reason)."
         }
     }
 }

@@ -36,6 +36,8 @@ public enum MultiTarget: TargetType {
     public var sampleData: Data { target.sampleData }
     public var sampleResponse: SampleResponse { target.sampleResponse }
     public var timeout: Duration? { target.timeout }
+    public var callTimeout: Duration? { target.callTimeout }
+    public var limits: Limits? { target.limits }
     public var deduplication: Deduplication? { target.deduplication }
     public var retryPolicy: RetryPolicy? { target.retryPolicy }
 }

@@ -46,6 +46,14 @@ public protocol TargetType: Sendable {
     /// provider's).
     var timeout: Duration? { get }
 
+    /// A deadline for the whole call (mappings, plugins, signing, every attempt and wait),
+    /// overriding the provider's ``Provider/callTimeout``. Default: `nil` (use the provider's).
+    var callTimeout: Duration? { get }
+
+    /// Limits on bodies, decompression, redirects and schemes, replacing the provider's
+    /// ``Provider/limits`` for this target. Default: `nil` (use the provider's).
+    var limits: Limits? { get }
+
     /// Whether requests for this target are merged with identical ones in flight, overriding the
     /// provider's policy. Default: `nil` (use the provider's).
     var deduplication: Deduplication? { get }
@@ -63,6 +71,8 @@ extension TargetType {
     public var sampleData: Data { Data() }
     public var sampleResponse: SampleResponse { .networkResponse(200, sampleData) }
     public var timeout: Duration? { nil }
+    public var callTimeout: Duration? { nil }
+    public var limits: Limits? { nil }
     public var deduplication: Deduplication? { nil }
     public var retryPolicy: RetryPolicy? { nil }
 }

@@ -75,17 +75,9 @@ enum MultipartEncoder {
 
     static func fileSize(_ url: URL) throws(CourierError) -> UInt64 {
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-            guard (attributes[.type] as? FileAttributeType) != .typeDirectory,
-                FileManager.default.isReadableFile(atPath: url.path)
-            else {
-                throw MultipartFailure.unreadableFile(url, reason: "not a readable file")
-            }
-            return (attributes[.size] as? NSNumber)?.uint64Value ?? 0
-        } catch let failure as MultipartFailure {
-            throw .multipartEncoding(failure)
+            return try FileBody.regularFileSize(url)
         } catch {
-            throw .multipartEncoding(MultipartFailure.unreadableFile(url, reason: "\(error.localizedDescription)"))
+            throw .multipartEncoding(MultipartFailure.unreadableFile(url, reason: error.description))
         }
     }
 
@@ -114,7 +106,9 @@ enum MultipartEncoder {
     }
 
     /// Streams the body into a new file, off the cooperative thread pool, stopping when the task is
-    /// cancelled. The file is removed if anything goes wrong.
+    /// cancelled. The file is removed if anything goes wrong, also when a part blocks (a stream
+    /// that never ends): the caller is answered at once and the file removed by whichever side
+    /// gets there last.
     static func encodeToFile(_ form: MultipartFormData, in directory: URL) async throws -> URL {
         let url = directory.appendingPathComponent("courier-multipart-\(UUID().uuidString).body")
         do {
@@ -123,11 +117,17 @@ enum MultipartEncoder {
                     throw CourierError.multipartEncoding(
                         MultipartFailure.temporaryFile(reason: "cannot create \(url.path)"))
                 }
-                let handle = try FileHandle(forWritingTo: url)
-                defer { try? handle.close() }
-                try write(form) { chunk in
+                do {
+                    let handle = try FileHandle(forWritingTo: url)
+                    defer { try? handle.close() }
+                    try write(form) { chunk in
+                        if isCancelled() { throw CancellationError() }
+                        try handle.write(contentsOf: chunk)
+                    }
                     if isCancelled() { throw CancellationError() }
-                    try handle.write(contentsOf: chunk)
+                } catch {
+                    try? FileManager.default.removeItem(at: url)
+                    throw error
                 }
             }
         } catch {
@@ -135,6 +135,27 @@ enum MultipartEncoder {
             throw error
         }
         return url
+    }
+
+    /// The body in memory, built off the cooperative thread pool (file and stream parts are read
+    /// with blocking calls).
+    static func encodeInMemoryOffPool(_ form: MultipartFormData) async throws -> Data {
+        try await BlockingIO.run { isCancelled in
+            var body = Data()
+            try write(form) { chunk in
+                if isCancelled() { throw CancellationError() }
+                body.append(chunk)
+            }
+            return body
+        }
+    }
+
+    /// Whether every part is in memory, so the body can be built without reading anything.
+    static func isInMemory(_ form: MultipartFormData) -> Bool {
+        form.parts.allSatisfy {
+            if case .data = $0.content { return true }
+            return false
+        }
     }
 
     /// Produces the body in order, chunk by chunk.
@@ -166,8 +187,10 @@ enum MultipartEncoder {
         }
         defer { try? handle.close() }
         var copied: UInt64 = 0
-        while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
+        // Never more than the size announced in Content-Length: a growing file stops there.
+        while copied <= expected, let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
             copied += UInt64(chunk.count)
+            guard copied <= expected else { break }
             try sink(chunk)
         }
         guard copied == expected else {
@@ -205,21 +228,32 @@ enum MultipartEncoder {
     }
 }
 
-/// Runs blocking file I/O on a Dispatch queue instead of a Swift concurrency thread, with a way to
-/// notice cancellation of the awaiting task.
+/// Runs blocking I/O on a Dispatch queue instead of a Swift concurrency thread, so a read that
+/// blocks (a FIFO with no writer, a slow disk) never holds one of the cooperative pool's few
+/// threads. A cancelled caller is answered at once with `CancellationError`, even while the work
+/// is still blocked; the work sees `isCancelled()` return `true` and its result is dropped.
 enum BlockingIO {
     static func run<T: Sendable>(
         _ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T
     ) async throws -> T {
         let cancelled = Locked(false)
+        let resumer = Locked<ResumeOnce<T>?>(nil)
+        defer { resumer.withLock { $0 }?.synchronize() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { (checked: CheckedContinuation<T, any Error>) in
+                let continuation = ResumeOnce(checked)
+                resumer.withLock { $0 = continuation }
+                if cancelled.withLock({ $0 }) {
+                    continuation.resume(with: .failure(CancellationError()))
+                    return
+                }
                 DispatchQueue.global(qos: .utility).async {
                     continuation.resume(with: Result { try work { cancelled.withLock { $0 } } })
                 }
             }
         } onCancel: {
             cancelled.withLock { $0 = true }
+            resumer.withLock { $0 }?.resume(with: .failure(CancellationError()))
         }
     }
 }

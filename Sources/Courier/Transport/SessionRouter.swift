@@ -20,51 +20,94 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         static let batchSize = 1 << 20
 
         let url: URL
-        private let handle: FileHandle
+        private var handle: FileHandle?
         private var pending = Data()
 
-        /// Creates (or truncates) the file and opens it for writing.
-        init(url: URL) throws {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
+        /// Names the file; nothing is opened until the first byte arrives (or the body ends), so
+        /// transfers waiting for a connection hold no file descriptor.
+        init(url: URL) {
             self.url = url
-            self.handle = try FileHandle(forWritingTo: url)
-            pending.reserveCapacity(Self.batchSize)
         }
 
         func append(_ data: Data) throws {
+            if handle == nil { try open() }
             pending.append(data)
             if pending.count >= Self.batchSize { try flush() }
         }
 
+        /// Writes what is pending; creates the file for an empty body.
         func flush() throws {
-            guard !pending.isEmpty else { return }
+            if handle == nil { try open() }
+            guard let handle, !pending.isEmpty else { return }
             try handle.write(contentsOf: pending)
             pending.removeAll(keepingCapacity: true)
         }
 
-        func close() { try? handle.close() }
+        func close() { try? handle?.close() }
+
+        /// Creates (or truncates) the file and opens it for writing.
+        private func open() throws {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            }
+            handle = try FileHandle(forWritingTo: url)
+            pending.reserveCapacity(Self.batchSize)
+        }
     }
 
     private struct Entry {
         let request: URLRequest
         let continuation: CheckedContinuation<Response, any Error>
+        let limits: Limits
         /// The body, when it goes to memory.
         var data = Data()
         /// The body's file, when it goes to a file.
         let file: FileSink?
         let progress: (@Sendable (TransferProgress) -> Void)?
         var received: Int64 = 0
-        /// A write to the file failed; the transfer fails with this.
-        var writeError: (any Error)?
+        /// The transfer failed while running (a write error, a limit crossed, a refused redirect);
+        /// it ends with this error, whatever the task reports.
+        var failure: (any Error)?
         /// An authentication challenge was refused; the 401 that caused it is the answer.
         var refusedChallenge = false
+        /// Redirects followed so far for this request.
+        var redirects: Int
+        /// Set from the response head when the first byte arrives.
+        var bodyLimit: BodyLimit?
+    }
+
+    /// What the response head says about the body, computed once per response.
+    struct BodyLimit {
+        /// The most bytes (decoded) the body may have.
+        let maximum: Int64
+        let failure: LimitExceeded
+        /// For a compressed body of known size: the decoded bytes allowed.
+        let ratioMaximum: Int64?
+        let ratio: Int64
+
+        init(response: URLResponse?, toFile: Bool, limits: Limits) {
+            maximum = toFile ? limits.maxDownloadBytes : limits.maxResponseBytes
+            failure = toFile ? .downloadBody(limit: maximum) : .responseBody(limit: maximum)
+            ratio = limits.maxDecompressionRatio
+            let http = response as? HTTPURLResponse
+            let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
+            if !encoding.isEmpty, encoding != "identity", let wire = http?.expectedContentLength, wire >= 0 {
+                let (product, overflow) = wire.multipliedReportingOverflow(by: max(1, limits.maxDecompressionRatio))
+                ratioMaximum = max(overflow ? Int64.max : product, 1 << 20)
+            } else {
+                ratioMaximum = nil
+            }
+        }
+
+        /// The limit crossed by a body of `received` bytes, if any.
+        func crossed(by received: Int64) -> LimitExceeded? {
+            if received > maximum { return failure }
+            if let ratioMaximum, received > ratioMaximum { return .decompressionRatio(limit: ratio) }
+            return nil
+        }
     }
 
     private let entries = Locked<[Int: Entry]>([:])
-    /// The 401s behind refused challenges of completion-handler tasks (which have no entry).
-    private let refusedChallenges = Locked<[Int: HTTPURLResponse]>([:])
 
     /// Called by a request's task once resumed, to make the hand-off of its result visible to
     /// ThreadSanitizer (see `ResumeOnce.synchronize`).
@@ -72,20 +115,34 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         entries.withLock { _ in }
     }
 
-    /// The response behind a refused challenge of this task, if there was one (taken once).
-    func takeRefusedChallenge(_ taskIdentifier: Int) -> HTTPURLResponse? {
-        refusedChallenges.withLock { $0.removeValue(forKey: taskIdentifier) }
-    }
-
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
-        progress: (@Sendable (TransferProgress) -> Void)?,
+        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int,
         continuation: CheckedContinuation<Response, any Error>
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
-                request: request, continuation: continuation, file: file, progress: progress)
+                request: request, continuation: continuation, limits: limits, file: file, progress: progress,
+                redirects: redirects)
         }
+    }
+
+    /// Ends the transfer of `task` with `error`, if it is still running.
+    func abort(_ task: URLSessionTask, with error: any Error) {
+        entries.withLock { entries in
+            guard var entry = entries[task.taskIdentifier] else { return }
+            Self.abort(&entry, task: task, with: error)
+            entries[task.taskIdentifier] = entry
+        }
+    }
+
+    /// Ends a running transfer with `error` (kept in its entry) and cancels its task; the waiting
+    /// request is answered when the task reports its end. Called inside the lock.
+    private static func abort(_ entry: inout Entry, task: URLSessionTask, with error: any Error) {
+        guard entry.failure == nil else { return }
+        entry.failure = error
+        // Never call into the session from its delegate queue (see InlineDelegateQueue).
+        DispatchQueue.global().async { task.cancel() }
     }
 
     /// Ends a request now (one that never started, or one being cancelled): later callbacks for
@@ -107,18 +164,37 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
-            guard entries[id]?.writeError == nil else { return (nil, 0) }
-            if let file = entries[id]?.file {
+            guard var entry = entries[id] else { return (nil, 0) }
+            // Moved out while it changes, so appending to its body never copies it.
+            entries[id] = nil
+            defer { entries[id] = entry }
+            guard entry.failure == nil else { return (nil, 0) }
+            let limit =
+                entry.bodyLimit ?? BodyLimit(response: dataTask.response, toFile: entry.file != nil, limits: entry.limits)
+            if entry.bodyLimit == nil {
+                entry.bodyLimit = limit
+                // A body announced larger than allowed fails before it is read.
+                let announced = Self.expectedLength(of: dataTask.response) ?? 0
+                if let crossed = limit.crossed(by: announced) {
+                    Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
+                    return (nil, 0)
+                }
+                if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
+            }
+            entry.received += Int64(data.count)
+            if let crossed = limit.crossed(by: entry.received) {
+                Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
+                return (nil, 0)
+            }
+            if let file = entry.file {
                 do { try file.append(data) } catch {
-                    entries[id]?.writeError = error
-                    // Never call into the session from its delegate queue (see InlineDelegateQueue).
-                    DispatchQueue.global().async { dataTask.cancel() }
+                    Self.abort(&entry, task: dataTask, with: error)
+                    return (nil, 0)
                 }
             } else {
-                entries[id]?.data.append(data)
+                entry.data.append(data)
             }
-            entries[id]?.received += Int64(data.count)
-            return (entries[id]?.progress, entries[id]?.received ?? 0)
+            return (entry.progress, entry.received)
         }
         guard let progress else { return }
         if received == Int64(data.count) {
@@ -144,12 +220,28 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         // 307/308 must repeat the body, which FoundationNetworking drops: refuse, and the transport
-        // re-sends the request itself. Otherwise follow, without credentials if the origin changes.
-        // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
-        let next: URLRequest? =
+        // re-sends the request itself. A hop past the limit or to a scheme that is not allowed
+        // ends the request with an error. Otherwise follow, without credentials if the origin
+        // changes. Answered off the delegate queue, which is the session's own (see
+        // InlineDelegateQueue).
+        var next: URLRequest? =
             Redirects.repeatsBody(response.statusCode)
             ? nil : Redirects.strippingCredentials(request, from: task.currentRequest?.url ?? response.url)
-        DispatchQueue.global().async { completionHandler(next) }
+        if next != nil {
+            entries.withLock { entries in
+                guard var entry = entries[task.taskIdentifier] else { return }
+                defer { entries[task.taskIdentifier] = entry }
+                entry.redirects += 1
+                if let url = request.url, !entry.limits.allows(url) {
+                    Self.abort(&entry, task: task, with: CourierError.schemeNotAllowed(url))
+                    next = nil
+                } else if entry.redirects > entry.limits.maxRedirects {
+                    Self.abort(&entry, task: task, with: URLError(.httpTooManyRedirects))
+                    next = nil
+                }
+            }
+        }
+        DispatchQueue.global().async { [next] in completionHandler(next) }
     }
 
     func urlSession(
@@ -162,13 +254,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             NSURLAuthenticationMethodNegotiate:
             // No credential to offer: refuse, so the 401 comes back instead of hanging on Linux
             // (where `.performDefaultHandling` waits forever).
-            let hasEntry = entries.withLock { entries in
-                entries[task.taskIdentifier]?.refusedChallenge = true
-                return entries[task.taskIdentifier] != nil
-            }
-            if !hasEntry, let failure = (challenge.failureResponse ?? task.response) as? HTTPURLResponse {
-                refusedChallenges.withLock { $0[task.taskIdentifier] = failure }
-            }
+            entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
             // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
             DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         default:
@@ -186,14 +272,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {
-        var writeError = entry.writeError
+        var failure = entry.failure
         if let file = entry.file {
-            if writeError == nil, error == nil {
-                do { try file.flush() } catch { writeError = error }
+            if failure == nil, error == nil {
+                do { try file.flush() } catch { failure = error }
             }
             file.close()
         }
-        if let writeError { return .failure(writeError) }
+        if let failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
             return .failure(URLErrors.normalize(error))

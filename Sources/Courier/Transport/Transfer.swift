@@ -11,8 +11,13 @@ public struct Transfer: Sendable {
     public enum Body: Sendable, Hashable {
         /// `request.httpBody` (or no body).
         case inRequest
-        /// This file, streamed.
+        /// This file, streamed. It must be a regular file that keeps its size while it is sent.
         case file(URL)
+
+        var fileURL: URL? {
+            if case .file(let url) = self { return url }
+            return nil
+        }
     }
 
     /// Where the response body goes.
@@ -35,31 +40,50 @@ public struct Transfer: Sendable {
     /// The target the request was made for (the one a ``MultiTarget`` wraps), when the provider
     /// sent it: for transports that report or route by target. Default: `nil`.
     public var target: (any TargetType)?
+    /// The limits the transport enforces while sending and receiving: body sizes (counted after
+    /// decompression, while the body arrives), decompression ratio, redirects and allowed schemes.
+    /// Default: ``Limits/default``.
+    public var limits: Limits
 
     /// Creates a transfer.
     public init(
         request: URLRequest, body: Body = .inRequest, destination: Destination = .memory,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil, target: (any TargetType)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, target: (any TargetType)? = nil,
+        limits: Limits = .default
     ) {
         self.request = request
         self.body = body
         self.destination = destination
         self.progress = progress
         self.target = target
+        self.limits = limits
     }
 }
 
 extension Transport {
-    /// Runs a transfer with ``send(_:)-(URLRequest)``: a file body is read into memory, a file
-    /// destination is written after the whole response arrived, and progress is reported once
-    /// each way at the end. Transports that can stream override this.
+    /// Runs a transfer with ``send(_:)-(URLRequest)``: a file body is read into memory (off
+    /// Swift's thread pool), a file destination is written after the whole response arrived, and
+    /// progress is reported once each way at the end. The scheme is checked before sending and the
+    /// body size after receiving, since this path cannot stop a body while it arrives.
+    /// Transports that can stream override this.
     public func send(_ transfer: Transfer) async throws -> Response {
         var request = transfer.request
+        try RequestValidation.validateDestination(request.url, limits: transfer.limits)
         if case .file(let url) = transfer.body {
-            request.httpBody = try Data(contentsOf: url)
+            request.httpBody = try await BlockingIO.run { isCancelled in
+                try FileBody.readAll(url, isCancelled: isCancelled)
+            }
         }
         let length = Int64(request.httpBody?.count ?? 0)
         let response = try await send(request)
+        let limit =
+            if case .file = transfer.destination { transfer.limits.maxDownloadBytes } else {
+                transfer.limits.maxResponseBytes
+            }
+        if Int64(response.data.count) > limit {
+            throw CourierError.limitExceeded(
+                transfer.destination == .memory ? .responseBody(limit: limit) : .downloadBody(limit: limit))
+        }
         if length > 0 { transfer.progress?(.sent(bytes: length, total: length)) }
         transfer.progress?(.responseStarted(expectedLength: Int64(response.data.count)))
         transfer.progress?(.received(bytes: Int64(response.data.count)))

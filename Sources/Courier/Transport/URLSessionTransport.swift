@@ -20,13 +20,20 @@ public final class URLSessionTransport: Transport {
     public let session: URLSession
     private let router: SessionRouter
 
-    /// A configuration suited to a library: `.ephemeral` (its own cookie store, nothing written to
-    /// disk) with no `URLCache`, since cancelling a task right after it starts has crashed
-    /// FoundationNetworking when a cache is set.
+    /// A configuration suited to a library: `.ephemeral` (nothing written to disk) with no
+    /// `URLCache`, since cancelling a task right after it starts has crashed FoundationNetworking
+    /// when a cache is set, and with cookies off: neither stored nor sent. FoundationNetworking's
+    /// cookie store has no bound, and a server that sets ~1,800 cookies of 4 KB makes every later
+    /// request to it fail ("Out of memory"). To use cookies, set `httpCookieStorage`,
+    /// `httpShouldSetCookies` and `httpCookieAcceptPolicy` on a configuration of your own, for
+    /// servers you trust.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         return configuration
     }
 
@@ -51,21 +58,27 @@ public final class URLSessionTransport: Transport {
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
     /// bytes move. On failure or cancellation a partly written destination file is removed.
     ///
-    /// Redirects are followed (at most 20). A 307 or 308 repeats the method and the body, as
-    /// RFC 9110 requires (FoundationNetworking alone would send an empty body). A redirect to
-    /// another origin (scheme, host or port) never carries `Authorization`, `Proxy-Authorization`
-    /// or `Cookie`.
+    /// The transfer's ``Transfer/limits`` hold while the body arrives: a body larger than allowed
+    /// (after decompression), or one that decompresses beyond the ratio, ends the request with
+    /// ``CourierError/limitExceeded(_:)`` as soon as it crosses the line.
+    ///
+    /// Redirects are followed (at most ``Limits/maxRedirects``), only to allowed schemes
+    /// (``CourierError/schemeNotAllowed(_:)`` otherwise, before anything is sent there). A 307 or
+    /// 308 repeats the method and the body, as RFC 9110 requires (FoundationNetworking alone would
+    /// send an empty body). A redirect to another origin (scheme, host or port) never carries
+    /// `Authorization`, `Proxy-Authorization` or `Cookie`.
     public func send(_ transfer: Transfer) async throws -> Response {
         var current = transfer
-        for hop in 0...Redirects.maxHops {
-            let response = try await sendOnce(current)
+        let maxHops = max(0, transfer.limits.maxRedirects)
+        for hop in 0...maxHops {
+            let response = try await sendOnce(current, redirects: hop)
             guard Redirects.repeatsBody(response.statusCode),
                 let location = response.value(forHTTPHeaderField: "Location"),
                 let from = current.request.url,
                 // An empty reference is the same URL (RFC 3986 §5.2).
                 let target = location.isEmpty ? from : URL(string: location, relativeTo: from)?.absoluteURL
             else { return response }
-            if hop == Redirects.maxHops { throw URLError(.httpTooManyRedirects) }
+            if hop == maxHops { throw URLError(.httpTooManyRedirects) }
             var next = current.request
             next.url = target
             current.request = Redirects.strippingCredentials(next, from: from)
@@ -73,17 +86,34 @@ public final class URLSessionTransport: Transport {
         throw URLError(.httpTooManyRedirects)
     }
 
-    private func sendOnce(_ transfer: Transfer) async throws -> Response {
-        if transfer.progress == nil, case .memory = transfer.destination {
-            return try await sendBuffered(transfer)
+    private func sendOnce(_ transfer: Transfer, redirects: Int) async throws -> Response {
+        // Checked on every hop: nothing goes to a scheme that is not allowed (FoundationNetworking
+        // would speak FTP, then trap).
+        try RequestValidation.validateDestination(transfer.request.url, limits: transfer.limits)
+        var uploadSize: UInt64?
+        if case .file(let url) = transfer.body {
+            uploadSize = try FileBody.regularFileSize(url)
         }
         var file: SessionRouter.FileSink?
         if case .file(let url) = transfer.destination {
-            file = try SessionRouter.FileSink(url: url)
+            file = SessionRouter.FileSink(url: url)
         }
         let latch = CancellationLatch()
+        let started = Locked<URLSessionTask?>(nil)
         // See ResumeOnce.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
+        // A file body that changes size while it is sent would stall FoundationNetworking until the
+        // deadline; a watcher notices and ends the request at once.
+        let watcher = uploadSize.flatMap { size in
+            transfer.body.fileURL.map { url in
+                Task { [router] in
+                    await FileBody.watch(url, size: size) { error in
+                        if let task = started.withLock({ $0 }) { router.abort(task, with: error) }
+                    }
+                }
+            }
+        }
+        defer { watcher?.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
@@ -92,18 +122,21 @@ public final class URLSessionTransport: Transport {
                         case .inRequest: session.dataTask(with: transfer.request)
                         case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
                         }
+                    started.withLock { $0 = task }
                     router.register(
                         task, request: transfer.request, file: file, progress: transfer.progress,
-                        continuation: continuation)
+                        limits: transfer.limits, redirects: redirects, continuation: continuation)
                     let router = router
-                    let started = latch.start(task) {
+                    let running = latch.start(task) {
                         router.fail(task, with: CancellationError())
                     }
-                    if started {
+                    if running {
                         task.resume()
                     } else {
                         router.fail(task, with: CancellationError())
-                        task.cancel()  // see sendBuffered
+                        // The task never starts; cancelling it removes it from the session, which
+                        // would otherwise keep it (and so itself) alive forever.
+                        task.cancel()
                     }
                 }
             } onCancel: {
@@ -114,70 +147,6 @@ public final class URLSessionTransport: Transport {
                 try? FileManager.default.removeItem(at: url)
             }
             throw error
-        }
-    }
-}
-
-extension URLSessionTransport {
-    /// The fast path for a response body that goes to memory with no progress: a completion-handler
-    /// task, so FoundationNetworking buffers the body itself and the result takes one hop through
-    /// the delegate queue instead of one per chunk plus one for completion. The session delegate
-    /// still answers authentication challenges for such tasks.
-    private func sendBuffered(_ transfer: Transfer) async throws -> Response {
-        let latch = CancellationLatch()
-        let router = router
-        let request = transfer.request
-        let resumer = Locked<ResumeOnce<Response>?>(nil)
-        defer { resumer.withLock { $0 }?.synchronize() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (checked: CheckedContinuation<Response, any Error>) in
-                let continuation = ResumeOnce(checked)
-                resumer.withLock { $0 = continuation }
-                let identifier = Locked(-1)
-                let completion: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
-                    let refused = router.takeRefusedChallenge(identifier.withLock { $0 })
-                    if let error {
-                        // A refused challenge ends the task with -999; the 401 is the answer.
-                        if let refused {
-                            continuation.resume(
-                                with: .success(
-                                    Response(
-                                        statusCode: refused.statusCode, data: data ?? Data(), request: request,
-                                        response: refused)))
-                        } else {
-                            continuation.resume(with: .failure(URLErrors.normalize(error)))
-                        }
-                        return
-                    }
-                    guard let http = response as? HTTPURLResponse else {
-                        continuation.resume(with: .failure(URLError(.badServerResponse)))
-                        return
-                    }
-                    continuation.resume(
-                        with: .success(
-                            Response(
-                                statusCode: http.statusCode, data: data ?? Data(), request: request, response: http)))
-                }
-                let task: URLSessionTask =
-                    switch transfer.body {
-                    case .inRequest: session.dataTask(with: request, completionHandler: completion)
-                    case .file(let url): session.uploadTask(with: request, fromFile: url, completionHandler: completion)
-                    }
-                identifier.withLock { $0 = task.taskIdentifier }
-                let started = latch.start(task) {
-                    continuation.resume(with: .failure(CancellationError()))
-                }
-                if started {
-                    task.resume()
-                } else {
-                    continuation.resume(with: .failure(CancellationError()))
-                    // The task never starts; cancelling it removes it from the session, which would
-                    // otherwise keep it (and so itself) alive forever.
-                    task.cancel()
-                }
-            }
-        } onCancel: {
-            latch.cancel()
         }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Bounds on what a request may send and what a server may make Courier hold, with safe defaults.
+///
+/// ```swift
+/// let provider = Provider<API>(limits: Limits(maxResponseBytes: 256 << 20))
+/// // One target that downloads large files:
+/// var limits: Limits? { Limits(maxDownloadBytes: 64 << 30) }
+/// ```
+///
+/// Every limit is enforced while the response arrives, so memory and disk use stay bounded by the
+/// limit, not by what the server sends. Crossing one fails the request with
+/// ``CourierError/limitExceeded(_:)``, or ``CourierError/schemeNotAllowed(_:)`` for a scheme.
+/// The provider's limits apply unless a target sets its own (``TargetType/limits``).
+public struct Limits: Sendable, Hashable {
+    /// The default for ``maxResponseBytes``: 64 MiB.
+    public static let defaultMaxResponseBytes: Int64 = 64 << 20
+    /// The default for ``maxDownloadBytes``: 16 GiB.
+    public static let defaultMaxDownloadBytes: Int64 = 16 << 30
+    /// The default for ``maxDecompressionRatio``: 200.
+    public static let defaultMaxDecompressionRatio: Int64 = 200
+    /// The default for ``maxRedirects``: 20 (FoundationNetworking's own limit).
+    public static let defaultMaxRedirects = 20
+    /// The default for ``allowedSchemes``: `http` and `https`.
+    public static let defaultAllowedSchemes: Set<String> = ["http", "https"]
+
+    /// The largest response body kept in memory, counted after decompression. Default:
+    /// ``defaultMaxResponseBytes`` (64 MiB). A body announced larger (`Content-Length`) fails
+    /// before it is read.
+    public var maxResponseBytes: Int64
+    /// The largest body a download writes to disk, counted after decompression. Default:
+    /// ``defaultMaxDownloadBytes`` (16 GiB).
+    public var maxDownloadBytes: Int64
+    /// For a compressed body (`Content-Encoding` other than `identity`) whose compressed size is
+    /// known (`Content-Length`): at most this many decoded bytes per byte on the wire. Bodies that
+    /// decode to 1 MiB or less are always allowed. Default: ``defaultMaxDecompressionRatio`` (200;
+    /// JSON compresses 5–20 times, a decompression bomb 1,000 times).
+    public var maxDecompressionRatio: Int64
+    /// Redirects followed at most, whoever follows them. Default: ``defaultMaxRedirects`` (20).
+    /// More fails with `URLError(.httpTooManyRedirects)`.
+    public var maxRedirects: Int
+    /// The URL schemes requests may use, on the first request and on every redirect hop, in lower
+    /// case. Default: ``defaultAllowedSchemes`` (`http`, `https`). Any other scheme fails with
+    /// ``CourierError/schemeNotAllowed(_:)`` and nothing is sent.
+    public var allowedSchemes: Set<String>
+
+    /// Creates limits; every parameter has the default documented on its property.
+    public init(
+        maxResponseBytes: Int64 = Limits.defaultMaxResponseBytes,
+        maxDownloadBytes: Int64 = Limits.defaultMaxDownloadBytes,
+        maxDecompressionRatio: Int64 = Limits.defaultMaxDecompressionRatio,
+        maxRedirects: Int = Limits.defaultMaxRedirects,
+        allowedSchemes: Set<String> = Limits.defaultAllowedSchemes
+    ) {
+        self.maxResponseBytes = maxResponseBytes
+        self.maxDownloadBytes = maxDownloadBytes
+        self.maxDecompressionRatio = maxDecompressionRatio
+        self.maxRedirects = maxRedirects
+        self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() })
+    }
+
+    /// The defaults.
+    public static let `default` = Limits()
+
+    /// Whether `url` uses an allowed scheme.
+    func allows(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme?.lowercased() else { return false }
+        return allowedSchemes.contains(scheme)
+    }
+}
+
+/// Which limit a response or request crossed. Wrapped in ``CourierError/limitExceeded(_:)``.
+public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The body kept in memory would exceed ``Limits/maxResponseBytes`` (the limit).
+    case responseBody(limit: Int64)
+    /// The downloaded file would exceed ``Limits/maxDownloadBytes`` (the limit).
+    case downloadBody(limit: Int64)
+    /// The body decoded to more than ``Limits/maxDecompressionRatio`` times its compressed size.
+    case decompressionRatio(limit: Int64)
+    /// Parameters nest deeper than ``ParameterValue/maximumDepth`` (the limit).
+    case parameterDepth(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .responseBody(let limit): "the response body is larger than the limit of \(limit) bytes"
+        case .downloadBody(let limit): "the download is larger than the limit of \(limit) bytes"
+        case .decompressionRatio(let limit): "the body decompresses to more than \(limit) times its size"
+        case .parameterDepth(let limit): "the parameters nest deeper than \(limit) levels"
+        }
+    }
+}
