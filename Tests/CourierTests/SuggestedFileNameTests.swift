@@ -24,18 +24,42 @@ import Testing
         ),
         (["Content-Disposition": "inline"], "from-url.zip"),
         ([:], "from-url.zip"),
-        (["Content-Disposition": #"attachment; filename="../../etc/passwd""#], "../../etc/passwd"),
+        // One path component only; the rest of a hostile name is dropped.
+        (["Content-Disposition": #"attachment; filename="../../etc/passwd""#], "passwd"),
+        (["Content-Disposition": #"attachment; filename="sub/dir/x.txt""#], "x.txt"),
+        (["Content-Disposition": #"attachment; filename="..\\..\\win.ini""#], "win.ini"),
+        // A `;` inside quotes belongs to the name.
+        (["Content-Disposition": #"attachment; filename="a;b.txt"; size=3"#], "a;b.txt"),
+        // Right-to-left override and other control characters are removed.
+        (["Content-Disposition": "attachment; filename=\"evil\u{202E}fdp.exe\""], "evilfdp.exe"),
+        (["Content-Disposition": "attachment; filename=\"a\u{7}b\tc.txt\""], "abc.txt"),
+        // Leading dots cannot hide the file or climb.
+        (["Content-Disposition": #"attachment; filename=".bashrc""#], "bashrc"),
+        (["Content-Disposition": #"attachment; filename="..""#], "from-url.zip"),
+        // filename* wins, in either order; ISO-8859-1 is decoded too.
+        (["Content-Disposition": #"attachment; filename*=UTF-8''na%C3%AFve.txt; filename="naive.txt""#], "naïve.txt"),
+        (["Content-Disposition": #"attachment; filename*=iso-8859-1'en'caf%E9.txt"#], "café.txt"),
+        // An unknown charset falls back to filename.
+        (["Content-Disposition": #"attachment; filename*=koi8-r''x; filename="plain.txt""#], "plain.txt"),
     ])
     func names(headers: [String: String], expected: String) {
         #expect(SuggestedFileName.from(response(headers)) == expected)
+    }
+
+    @Test func longNamesAreCutOnACharacterBoundary() {
+        let name = String(repeating: "é", count: 200) + ".txt"
+        let result = SuggestedFileName.from(response(["Content-Disposition": "attachment; filename=\"\(name)\""]))
+        #expect(result.utf8.count <= 255)
+        #expect(result.utf8.count >= 254)
+        #expect(result.allSatisfy { $0 == "é" })
     }
 
     @Test func noPathFallsBackToDownload() {
         #expect(SuggestedFileName.from(response([:], url: "https://x.example/")) == "download")
     }
 
-    /// A hostile server name is still confined by the folder destination.
-    @Test func hostileSuggestedNameIsRejected() async throws {
+    /// A hostile server name is cut to one file name inside the folder.
+    @Test func hostileSuggestedNameStaysInTheFolder() async throws {
         struct Target: TargetType {
             let folder: URL
             var baseURL: URL { URL(string: "https://x.example")! }
@@ -52,9 +76,8 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let inner = folder.url.appendingPathComponent("in")
-        await #expect(throws: CourierError.self) {
-            try await Provider<Target>(stubBehavior: Provider.immediatelyStub).request(Target(folder: inner))
-        }
-        #expect(folder.contents.isEmpty)
+        let response = try await Provider<Target>(stubBehavior: Provider.immediatelyStub).request(Target(folder: inner))
+        #expect(response.fileURL?.path == inner.standardizedFileURL.appendingPathComponent("evil.sh").path)
+        #expect(folder.contents == ["in"])
     }
 }

@@ -169,10 +169,14 @@ import Testing
         defer { folder.remove() }
         let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
         let response = try await provider.request(
-            Download(destination: .folder(folder.url) { _, _ in "a/./b/../c.txt" }))
+            Download(destination: .folder(folder.url) { _, _ in "a/./b/c.txt" }))
         #expect(
             response.fileURL?.path
-                == folder.url.standardizedFileURL.resolvingSymlinksInPath().appendingPathComponent("a/c.txt").path)
+                == folder.url.standardizedFileURL.resolvingSymlinksInPath().appendingPathComponent("a/b/c.txt").path)
+        // `..` is refused even where it would stay inside: folders are walked, never climbed.
+        await #expect(throws: CourierError.self) {
+            try await provider.request(Download(destination: .folder(folder.url) { _, _ in "a/b/../d.txt" }))
+        }
     }
 
     @Test func failedValidationLeavesNothingBehind() async throws {

@@ -53,9 +53,11 @@ public struct AccessTokenPlugin: Plugin {
         guard let authorizable = target as? any AccessTokenAuthorizable,
             let type = authorizable.authorizationType
         else { return request }
-        let value = try await token(target)
+        let value = "\(type.scheme) \(try await token(target))"
+        // Refused here: URLRequest would drop a value with CR or LF without a word.
+        try HeaderValidation.validate(name: "Authorization", value: value)
         var request = request
-        request.setValue("\(type.scheme) \(value)", forHTTPHeaderField: "Authorization")
+        request.setValue(value, forHTTPHeaderField: "Authorization")
         return request
     }
 }

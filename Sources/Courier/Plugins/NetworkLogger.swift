@@ -12,7 +12,10 @@ import Foundation
 /// ```
 ///
 /// Secrets stay out of logs: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
-/// any header you list are shown as `<redacted>`, in the cURL rendering too. Bodies are cut at
+/// any header you list are shown as `<redacted>`, and so are the user info of a URL
+/// (`user:password@`) and the values of query items named in
+/// ``Configuration/redactedQueryItems`` (`token`, `api_key`, `password`…), in every line: the
+/// request line, the status line and the cURL rendering. Bodies are cut at
 /// ``Configuration/maxBodyBytes``; a body that is not UTF-8 is summarized by its size.
 public struct NetworkLogger: Plugin {
     /// What to log.
@@ -55,9 +58,17 @@ public struct NetworkLogger: Plugin {
 
         /// What to log. Default: ``Options/default``.
         public var options: Options
+        /// The query items whose values are never logged: `token`, `access_token`,
+        /// `refresh_token`, `id_token`, `api_key`, `apikey`, `key`, `password`, `passwd`, `secret`,
+        /// `client_secret`, `signature`, `sig`, `auth`, `session` and `code`.
+        public static let defaultRedactedQueryItems: Set<String> = Redaction.defaultSecretQueryItems
+
         /// Headers shown as `<redacted>` (matched without regard to case). Default:
         /// ``defaultRedactedHeaders``.
         public var redactedHeaders: Set<String>
+        /// Query items whose values are shown as `<redacted>` (matched without regard to case).
+        /// Default: ``defaultRedactedQueryItems``.
+        public var redactedQueryItems: Set<String>
         /// Bodies longer than this many bytes are cut. Default: 4096.
         public var maxBodyBytes: Int
         /// Where lines go. Default: standard error.
@@ -67,14 +78,17 @@ public struct NetworkLogger: Plugin {
         /// - Parameters:
         ///   - options: What to log. Default: ``Options/default``.
         ///   - redactedHeaders: Extra headers to redact, added to ``defaultRedactedHeaders``.
+        ///   - redactedQueryItems: Extra query items to redact, added to
+        ///     ``defaultRedactedQueryItems``.
         ///   - maxBodyBytes: Default: 4096.
         ///   - output: Where lines go. Default: standard error.
         public init(
-            options: Options = .default, redactedHeaders: Set<String> = [], maxBodyBytes: Int = 4096,
-            output: @escaping @Sendable (String) -> Void = NetworkLogger.standardError
+            options: Options = .default, redactedHeaders: Set<String> = [], redactedQueryItems: Set<String> = [],
+            maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLogger.standardError
         ) {
             self.options = options
             self.redactedHeaders = Self.defaultRedactedHeaders.union(redactedHeaders)
+            self.redactedQueryItems = Self.defaultRedactedQueryItems.union(redactedQueryItems)
             self.maxBodyBytes = maxBodyBytes
             self.output = output
         }
@@ -83,6 +97,7 @@ public struct NetworkLogger: Plugin {
     /// The configuration.
     public let configuration: Configuration
     private let redacted: Set<String>
+    private let redactedQuery: Set<String>
 
     /// Creates a logger.
     /// - Parameter configuration: What and where to log. Default: method, URL and status, to
@@ -90,6 +105,7 @@ public struct NetworkLogger: Plugin {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.redacted = Set(configuration.redactedHeaders.map { $0.lowercased() })
+        self.redactedQuery = Set(configuration.redactedQueryItems.map { $0.lowercased() })
     }
 
     /// Writes a line to standard error.
@@ -102,7 +118,7 @@ public struct NetworkLogger: Plugin {
         var lines: [String] = []
         var summary: [String] = ["→"]
         if options.contains(.method) { summary.append(request.httpMethod ?? "GET") }
-        if options.contains(.url) { summary.append(request.url?.absoluteString ?? "<no URL>") }
+        if options.contains(.url) { summary.append(request.url.map(describe) ?? "<no URL>") }
         if summary.count > 1 { lines.append(summary.joined(separator: " ")) }
         if options.contains(.requestHeaders) {
             for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -153,13 +169,20 @@ public struct NetworkLogger: Plugin {
                 parts.append("--data-binary '<\(body.count) bytes of binary data>'")
             }
         }
-        parts.append(Self.quote(request.url?.absoluteString ?? ""))
+        parts.append(Self.quote(request.url.map(describe) ?? ""))
         return parts.joined(separator: " ")
     }
 
     private func statusLine(_ response: Response) -> String {
-        let url = configuration.options.contains(.url) ? " " + (response.request?.url?.absoluteString ?? "") : ""
+        let url =
+            configuration.options.contains(.url)
+            ? " " + ((response.request?.url ?? response.response?.url).map(describe) ?? "") : ""
         return "← \(response.statusCode)\(url) (\(response.data.count) bytes)"
+    }
+
+    /// The URL with its user info and secret query values redacted.
+    private func describe(_ url: URL) -> String {
+        Redaction.url(url, secretQueryItems: redactedQuery)
     }
 
     private func redact(_ name: String, _ value: String) -> String {

@@ -114,6 +114,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     public private(set) var credential: A.Credential
     private var generation = 0
     private var refreshing: Task<A.Credential, any Error>?
+    /// Requests waiting for `refreshing`. When the last one leaves (cancelled), the refresh is
+    /// cancelled too.
+    private var refreshWaiters = 0
     private var refreshTimes: [Duration] = []
     private let start: any InstantProtocol<Duration>
 
@@ -142,7 +145,7 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     public func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
         if let refreshing {
             // Do not go out with a credential that is being replaced.
-            _ = try await Self.wait(for: refreshing)
+            try await wait(for: refreshing)
         }
         var signed = request
         authenticator.apply(credential, to: &signed)
@@ -157,7 +160,7 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         // Already refreshed since this request was signed: just sign it again.
         if request.generation < generation { return }
         if let refreshing {
-            _ = try await Self.wait(for: refreshing)
+            try await wait(for: refreshing)
             return
         }
         let now = elapsed()
@@ -167,26 +170,33 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         }
         refreshTimes.append(now)
         let stale = credential
+        let generationBefore = generation
         // The task installs the new credential itself, on this actor, before anyone waiting for it
         // resumes: a request waiting in `sign` must never see the old credential afterwards.
         let task = Task { [authenticator] () async throws -> A.Credential in
             do {
                 let fresh = try await authenticator.refresh(stale)
-                self.install(fresh)
+                try Task.checkCancellation()
+                self.install(fresh, replacing: generationBefore)
                 return fresh
             } catch {
-                self.refreshing = nil
+                self.abandon(generationBefore)
                 throw error
             }
         }
         refreshing = task
-        _ = try await Self.wait(for: task)
+        try await wait(for: task)
     }
 
-    private func install(_ fresh: A.Credential) {
+    private func install(_ fresh: A.Credential, replacing generationBefore: Int) {
+        guard generation == generationBefore else { return }
         credential = fresh
         generation += 1
         refreshing = nil
+    }
+
+    private func abandon(_ generationBefore: Int) {
+        if generation == generationBefore { refreshing = nil }
     }
 
     private func elapsed() -> Duration {
@@ -197,13 +207,80 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         return since(start)
     }
 
-    private static func wait(for task: Task<A.Credential, any Error>) async throws(CourierError) -> A.Credential {
-        do {
-            return try await task.value
-        } catch let error as CourierError {
+    /// Waits for a refresh, answering a cancelled caller at once with ``CourierError/cancelled``
+    /// (the refresh goes on for the others). When the last waiter leaves that way, the refresh is
+    /// cancelled and the next request starts a new one.
+    private func wait(for task: Task<A.Credential, any Error>) async throws(CourierError) {
+        refreshWaiters += 1
+        let outcome = await Self.value(of: task)
+        refreshWaiters -= 1
+        switch outcome {
+        case .success:
+            return
+        case .failure(.cancelled) where Task.isCancelled:
+            if refreshWaiters == 0, refreshing == task {
+                task.cancel()
+                refreshing = nil
+            }
+            throw .cancelled
+        case .failure(let error):
             throw error
-        } catch {
-            throw .authentication(.refreshFailed(error))
         }
+    }
+
+    /// The refresh's outcome, or ``CourierError/cancelled`` as soon as the calling task is cancelled.
+    private nonisolated static func value(
+        of task: Task<A.Credential, any Error>
+    ) async -> Result<Void, CourierError> {
+        let race = RefreshWait()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                race.begin(continuation)
+                Task {
+                    let result: Result<Void, CourierError>
+                    do {
+                        _ = try await task.value
+                        result = .success(())
+                    } catch let error as CourierError {
+                        result = .failure(.authentication(.refreshFailed(error)))
+                    } catch is CancellationError {
+                        result = .failure(.cancelled)
+                    } catch {
+                        result = .failure(.authentication(.refreshFailed(error)))
+                    }
+                    race.finish(result)
+                }
+            }
+        } onCancel: {
+            race.finish(.failure(.cancelled))
+        }
+    }
+}
+
+/// One wait for a refresh: resumed once, by the refresh ending or by the waiter's cancellation.
+private final class RefreshWait: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Result<Void, CourierError>, Never>?
+        var result: Result<Void, CourierError>?
+    }
+
+    private let state = Locked(State())
+
+    func begin(_ continuation: CheckedContinuation<Result<Void, CourierError>, Never>) {
+        let early = state.withLock { state in
+            if state.result == nil { state.continuation = continuation }
+            return state.result
+        }
+        if let early { continuation.resume(returning: early) }
+    }
+
+    func finish(_ result: Result<Void, CourierError>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Result<Void, CourierError>, Never>? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: result)
     }
 }

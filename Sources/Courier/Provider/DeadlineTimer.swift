@@ -144,8 +144,11 @@ struct DeadlineHeap<Instant: Comparable> {
 /// caller with whichever comes first, without waiting for an operation that ignores cancellation
 /// (a mapping or plugin that never returns): it is cancelled and left to end on its own.
 enum Deadline {
+    /// - Parameter discarded: Called with the operation's value when it arrives after the caller
+    ///   was answered otherwise, to release what it holds (a downloaded file).
     static func run<T: Sendable>(
         within duration: Duration, timer: any DeadlineScheduling,
+        discarded: (@Sendable (T) -> Void)? = nil,
         _ operation: @escaping @Sendable () async -> Result<T, CourierError>
     ) async -> Result<T, CourierError> {
         let race = DeadlineRace<T>()
@@ -159,7 +162,7 @@ enum Deadline {
                     Task {
                         let result = await operation()
                         timer.cancel(id)
-                        race.finish(result)
+                        if !race.finish(result), case .success(let value) = result { discarded?(value) }
                     }, timer: timer, deadline: id)
             }
         } onCancel: {
@@ -200,7 +203,9 @@ private final class DeadlineRace<T: Sendable>: Sendable {
         }
     }
 
-    func finish(_ result: Result<T, CourierError>) {
+    /// Answers the caller with `result` unless it was answered already; returns whether it was this.
+    @discardableResult
+    func finish(_ result: Result<T, CourierError>) -> Bool {
         typealias Taken = (
             CheckedContinuation<Result<T, CourierError>, Never>?, Task<Void, Never>?, (any DeadlineScheduling, UInt64)?
         )
@@ -214,9 +219,10 @@ private final class DeadlineRace<T: Sendable>: Sendable {
             }
             return (state.continuation, state.task, state.deadline)
         }
-        guard let (continuation, task, deadline) = taken else { return }
+        guard let (continuation, task, deadline) = taken else { return false }
         continuation?.resume(returning: result)
         task?.cancel()
         if let (timer, id) = deadline { timer.cancel(id) }
+        return true
     }
 }

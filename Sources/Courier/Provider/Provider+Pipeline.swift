@@ -203,7 +203,12 @@ extension Provider {
                 }
             }
         guard let deadline = target.timeout ?? timeout else { return await exchange() }
-        return await Deadline.run(within: deadline, timer: deadlines, exchange)
+        // A download that completes as the deadline passes is removed, not left behind.
+        return await Deadline.run(
+            within: deadline, timer: deadlines,
+            discarded: { response in
+                if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
+            }, exchange)
     }
 
     private static func stubbed(
@@ -273,9 +278,9 @@ extension Provider {
                         url: response.request?.url ?? temporary, statusCode: response.statusCode,
                         httpVersion: "HTTP/1.1", headerFields: nil)
                 guard let httpResponse else { throw CourierError.downloadDestination(URLError(.badServerResponse)) }
-                let final = try destination.resolve(temporaryURL: temporary, response: httpResponse)
-                try destination.move(temporary, to: final)
-                return .success(response.moved(to: final))
+                let placement = try destination.resolve(temporaryURL: temporary, response: httpResponse)
+                try destination.move(temporary, to: placement)
+                return .success(response.moved(to: placement.url))
             } catch {
                 try? FileManager.default.removeItem(at: temporary)
                 return .failure(CourierError(error))

@@ -144,12 +144,14 @@ public actor Provider<Target: TargetType> {
     /// Events come while the body is sent and while the response arrives (see ``ProgressEvent``);
     /// the last one is completed and carries the response. A stubbed request yields just that
     /// completed event. The request starts at once; ending the iteration early (`break`, dropping
-    /// the stream) or cancelling the iterating task cancels it and removes its temporary files.
+    /// the stream) or cancelling the iterating task cancels it and removes its temporary files; a
+    /// cancelled iterating task gets ``CourierError/cancelled``. Iterate the stream once, from one
+    /// task (a second iterator throws ``CourierError/invalidUse(_:)``).
     /// Requests with progress are never merged with others in flight.
     ///
     /// - Parameter target: What to request.
     /// - Returns: The events; the stream throws the request's ``CourierError``.
-    public nonisolated func requestWithProgress(_ target: Target) -> AsyncThrowingStream<ProgressEvent, any Error> {
+    public nonisolated func requestWithProgress(_ target: Target) -> ProgressStream {
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: ProgressEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(256))
         let reporter = ProgressReporter(continuation)
@@ -162,7 +164,7 @@ public actor Provider<Target: TargetType> {
         continuation.onTermination = { termination in
             if case .cancelled = termination { task.cancel() }
         }
-        return stream
+        return ProgressStream(stream)
     }
 }
 
