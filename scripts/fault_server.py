@@ -19,7 +19,19 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /redirect-307            307 to /echo (a POST must keep its body)
   /redirect-other-origin   302 to http://localhost:PORT/echo (credentials must be dropped)
   /echo                    {"method", "body", "headers"} of the request
+  /redirect-307-ftp        307 to ftp://127.0.0.1:PORT/upload (must never be followed)
+  /redirect-302-ftp        302 to ftp://127.0.0.1:PORT/x
+  /redirect-302-file       302 to file:///etc/passwd
+  /redirect-chain?n=N      302 to redirect-chain?n=N-1, then /ok at 0
+  /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
+  /gzip-bomb-chunked       the same, chunked (no Content-Length)
+  /big?n=BYTES             a plain body of BYTES bytes with Content-Length (streamed)
+  /big-chunked?n=BYTES     the same, chunked
+  /cookie-flood?i=I        50 cookies of 4 KB each, named cI_0 … cI_49
+  /disposition             a download whose Content-Disposition name is hostile
+  /slow-sink               reads the request body 16 KB every 20 ms (at most STALL s), then 200
 """
+import gzip
 import json
 import socket
 import socketserver
@@ -28,6 +40,8 @@ import sys
 import time
 
 STALL = 10
+# Built once: 64 MiB of zeros compress to ~64 KB.
+BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)
 
 
 class Handler(socketserver.StreamRequestHandler):
@@ -44,7 +58,20 @@ class Handler(socketserver.StreamRequestHandler):
             name, _, value = header.partition(":")
             headers[name.strip()] = value.strip()
         length = int(headers.get("Content-Length", "0") or "0")
-        body = self.rfile.read(min(length, 10 << 20)) if length else b""
+        if path.startswith("/slow-sink"):
+            deadline = time.time() + STALL
+            left = length
+            while left > 0 and time.time() < deadline:
+                piece = self.rfile.read(min(left, 16384))
+                if not piece:
+                    break
+                left -= len(piece)
+                time.sleep(0.02)
+            body = b""
+        else:
+            body = self.rfile.read(min(length, 10 << 20)) if length else b""
+        self.query = dict(
+            pair.split("=", 1) for pair in (path.split("?", 1) + [""])[1].split("&") if "=" in pair)
         return method, path.split("?")[0], headers, body
 
     def send(self, data):
@@ -57,7 +84,7 @@ class Handler(socketserver.StreamRequestHandler):
     def answer(self, status, body, headers=()):
         head = f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
         head += "".join(f"{name}: {value}\r\n" for name, value in headers)
-        self.send(head.encode() + b"\r\n" + body)
+        self.send(head.encode("utf-8") + b"\r\n" + body)
 
     def handle(self):
         method, path, headers, body = self.read_request()
@@ -94,6 +121,50 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("307 Temporary Redirect", b"", [("Location", "/echo")])
         elif path == "/redirect-other-origin":
             self.answer("302 Found", b"", [("Location", f"http://localhost:{port}/echo")])
+        elif path == "/redirect-307-ftp":
+            self.answer("307 Temporary Redirect", b"", [("Location", f"ftp://127.0.0.1:{port}/upload")])
+        elif path == "/redirect-302-ftp":
+            self.answer("302 Found", b"", [("Location", f"ftp://127.0.0.1:{port}/x")])
+        elif path == "/redirect-302-file":
+            self.answer("302 Found", b"", [("Location", "file:///etc/passwd")])
+        elif path == "/redirect-chain":
+            left = int(self.query.get("n", "0"))
+            target = f"/redirect-chain?n={left - 1}" if left > 0 else "/ok"
+            self.answer("302 Found", b"", [("Location", target)])
+        elif path == "/gzip-bomb":
+            self.answer("200 OK", BOMB, [("Content-Encoding", "gzip")])
+        elif path == "/gzip-bomb-chunked":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+                      b"Connection: close\r\n\r\n")
+            for start in range(0, len(BOMB), 16384):
+                chunk = BOMB[start:start + 16384]
+                self.send(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            self.send(b"0\r\n\r\n")
+        elif path in ("/big", "/big-chunked"):
+            size = min(int(self.query.get("n", "0")), 1 << 31)
+            chunked = path == "/big-chunked"
+            head = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}"
+            self.send(f"HTTP/1.1 200 OK\r\n{head}\r\nConnection: close\r\n\r\n".encode())
+            block = b"b" * 65536
+            sent = 0
+            while sent < size:
+                piece = block[: min(len(block), size - sent)]
+                try:
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n" if chunked else piece)
+                except OSError:
+                    return
+                sent += len(piece)
+            if chunked:
+                self.send(b"0\r\n\r\n")
+        elif path == "/cookie-flood":
+            index = self.query.get("i", "0")
+            value = "v" * 4000
+            self.answer("200 OK", b"ok", [("Set-Cookie", f"c{index}_{k}={value}; Path=/") for k in range(50)])
+        elif path == "/disposition":
+            name = 'attachment; filename="sub/../dir\\evil\u202etxt.exe"; size=3'
+            self.answer("200 OK", b"abc", [("Content-Disposition", name)])
+        elif path == "/slow-sink":
+            self.answer("200 OK", b"done")
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])

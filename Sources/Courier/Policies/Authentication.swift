@@ -142,6 +142,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// How many times the credential was refreshed.
     public var refreshCount: Int { generation }
 
+    /// Whether a refresh is running now.
+    public var isRefreshing: Bool { refreshing != nil }
+
     public func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
         if let refreshing {
             // Do not go out with a credential that is being replaced.

@@ -51,6 +51,9 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
         return id
     }
 
+    /// Deadlines scheduled and neither fired nor cancelled.
+    var pendingCount: Int { state.withLock { $0.actions.count } }
+
     func cancel(_ id: UInt64) {
         state.withLock { state in
             if state.actions.removeValue(forKey: id) != nil { state.heap.remove(id: id) }

@@ -235,12 +235,22 @@ extension Provider {
         case .uploadFile(let url, _):
             transfer.body = .file(url)
         case .uploadMultipart(let form, _) where request.httpBody == nil && request.httpBodyStream == nil:
+            // The body must be as long as the Content-Length the request announced; a file part
+            // that changed size since then is an error, not a truncated or overlong body.
+            let announced = request.value(forHTTPHeaderField: "Content-Length").flatMap { UInt64($0) }
+            let length: UInt64
             if try MultipartEncoder.totalLength(form) <= UInt64(max(0, form.memoryThreshold)) {
-                transfer.request.httpBody = try await MultipartEncoder.encodeInMemoryOffPool(form)
+                let body = try await MultipartEncoder.encodeInMemoryOffPool(form)
+                transfer.request.httpBody = body
+                length = UInt64(body.count)
             } else {
                 let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
                 temporaryBody = file
                 transfer.body = .file(file)
+                length = try FileBody.regularFileSize(file)
+            }
+            if let announced, announced != length {
+                throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: announced, actual: length))
             }
         default:
             break

@@ -147,6 +147,9 @@ public enum MultipartFailure: Error, Sendable, Hashable, CustomStringConvertible
     case streamLengthMismatch(name: String, expected: UInt64, actual: UInt64)
     /// The temporary file for a large body could not be written.
     case temporaryFile(reason: String)
+    /// A file part changed size after the request announced its `Content-Length` (`expected`),
+    /// so the body built (`actual` bytes) no longer matches it.
+    case sizeChanged(expected: UInt64, actual: UInt64)
 
     public var description: String {
         switch self {
@@ -156,6 +159,8 @@ public enum MultipartFailure: Error, Sendable, Hashable, CustomStringConvertible
         case .streamLengthMismatch(let name, let expected, let actual):
             "the stream of part '\(name)' gave \(actual) bytes, not the declared \(expected)"
         case .temporaryFile(let reason): "cannot write the temporary body file: \(reason)"
+        case .sizeChanged(let expected, let actual):
+            "a part changed size after the request was built (\(expected) bytes announced, \(actual) built)"
         }
     }
 }

@@ -13,6 +13,7 @@ struct Fault: TargetType {
     var task: HTTPTask = .plain
     var headers: [String: String] = [:]
     var timeout: Duration? = .seconds(2)
+    var limits: Limits? = nil
     var baseURL: URL { FaultServer.baseURL ?? URL(string: "http://127.0.0.1:9")! }
 }
 
