@@ -19,6 +19,16 @@ enum Redirects {
         statusCode == 307 || statusCode == 308
     }
 
+    /// The target of a redirect response whose `Location` uses a scheme the limits do not allow.
+    static func disallowedLocation(of response: Response, limits: Limits) -> URL? {
+        guard (300..<400).contains(response.statusCode), response.statusCode != 304,
+            let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
+            let target = URL(string: location, relativeTo: response.request?.url)?.absoluteURL,
+            !limits.allows(target)
+        else { return nil }
+        return target
+    }
+
     /// Same scheme, host and port (default ports filled in).
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         func origin(_ url: URL) -> (String, String, Int) {

@@ -136,11 +136,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    /// Ends a running transfer with `error` (kept in its entry) and cancels its task; the waiting
-    /// request is answered when the task reports its end. Called inside the lock.
-    private static func abort(_ entry: inout Entry, task: URLSessionTask, with error: any Error) {
+    /// Ends a running transfer with `error` (kept in its entry) and, unless `cancelling` is
+    /// `false`, cancels its task; the waiting request is answered when the task reports its end.
+    /// Called inside the lock.
+    private static func abort(
+        _ entry: inout Entry, task: URLSessionTask, with error: any Error, cancelling: Bool = true
+    ) {
         guard entry.failure == nil else { return }
         entry.failure = error
+        guard cancelling else { return }
         // Never call into the session from its delegate queue (see InlineDelegateQueue).
         DispatchQueue.global().async { task.cancel() }
     }
@@ -232,11 +236,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 guard var entry = entries[task.taskIdentifier] else { return }
                 defer { entries[task.taskIdentifier] = entry }
                 entry.redirects += 1
-                if let url = request.url, !entry.limits.allows(url) {
-                    Self.abort(&entry, task: task, with: CourierError.schemeNotAllowed(url))
+                // Refused by answering `nil`: the task then ends with the redirect response, and
+                // the entry's error replaces it. (Cancelling as well races FoundationNetworking's
+                // own redirect state, which traps.)
+                // The Location header as the server wrote it, too: FoundationNetworking turns
+                // `file:///etc/passwd` into a path on the same http origin.
+                let written = response.value(forHTTPHeaderField: "Location").flatMap {
+                    URL(string: $0, relativeTo: response.url)?.absoluteURL
+                }
+                if let url = [written, request.url].compactMap({ $0 }).first(where: { !entry.limits.allows($0) }) {
+                    Self.abort(&entry, task: task, with: CourierError.schemeNotAllowed(url), cancelling: false)
                     next = nil
                 } else if entry.redirects > entry.limits.maxRedirects {
-                    Self.abort(&entry, task: task, with: URLError(.httpTooManyRedirects))
+                    Self.abort(&entry, task: task, with: URLError(.httpTooManyRedirects), cancelling: false)
                     next = nil
                 }
             }

@@ -72,6 +72,11 @@ public final class URLSessionTransport: Transport {
         let maxHops = max(0, transfer.limits.maxRedirects)
         for hop in 0...maxHops {
             let response = try await sendOnce(current, redirects: hop)
+            // FoundationNetworking answers a redirect to a scheme it will not follow (`file:`)
+            // with the redirect itself; that is an error too.
+            if let refused = Redirects.disallowedLocation(of: response, limits: current.limits) {
+                throw CourierError.schemeNotAllowed(refused)
+            }
             guard Redirects.repeatsBody(response.statusCode),
                 let location = response.value(forHTTPHeaderField: "Location"),
                 let from = current.request.url,

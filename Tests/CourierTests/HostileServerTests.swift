@@ -1,0 +1,207 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Against scripts/fault_server.py acting as a hostile server: every attack ends in a typed error
+/// (or the documented result) within the deadline, the process survives, and nothing is left in
+/// flight, in the temporary folder or in the destination folder.
+@Suite(.enabled(if: FaultServer.isAvailable, "needs COURIER_FAULT_URL (run scripts/test)"), .timeLimit(.minutes(3)))
+struct HostileServerTests {
+    /// The error of a request, or `nil` when it succeeded.
+    private func failure(_ target: Fault, provider: Provider<Fault> = Provider<Fault>()) async -> CourierError? {
+        do throws(CourierError) {
+            _ = try await provider.request(target)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    // MARK: Redirects and schemes
+
+    /// FoundationNetworking would speak FTP to the new location (uploading a POST's body), then trap.
+    @Test func a307ToFTPIsRefusedAndNothingIsSent() async {
+        let target = Fault(
+            path: "redirect-307-ftp", method: .post, task: .data(Data("secret body".utf8)), timeout: .seconds(30))
+        let error = await failure(target)
+        guard case .schemeNotAllowed(let url) = error else {
+            Issue.record("expected schemeNotAllowed, got \(String(describing: error))")
+            return
+        }
+        #expect(url.scheme == "ftp")
+    }
+
+    @Test(arguments: ["redirect-302-ftp", "redirect-302-file"])
+    func followedRedirectsToOtherSchemesAreRefused(path: String) async {
+        let error = await failure(Fault(path: path, timeout: .seconds(30)))
+        guard case .schemeNotAllowed(let url) = error else {
+            Issue.record("expected schemeNotAllowed, got \(String(describing: error))")
+            return
+        }
+        #expect(url.scheme != "http")
+    }
+
+    @Test func redirectsAreCountedAgainstTheLimit() async throws {
+        let limits = Limits(maxRedirects: 3)
+        let within = Provider<Fault>(limits: limits)
+        // n=2: three redirects (2, 1, 0, then /ok); n=3: four.
+        #expect(try await within.request(Fault(path: "redirect-chain?n=2", timeout: .seconds(30))).statusCode == 200)
+        let error = await failure(Fault(path: "redirect-chain?n=3", timeout: .seconds(30)), provider: within)
+        #expect((error?.underlyingError as? URLError)?.code == .httpTooManyRedirects, "\(String(describing: error))")
+    }
+
+    // MARK: Bodies
+
+    @Test func aDecompressionBombStopsAtTheRatio() async {
+        let error = await failure(Fault(path: "gzip-bomb", timeout: .seconds(30)))
+        #expect(error.map { "\($0)" } == CourierError.limitExceeded(.decompressionRatio(limit: 200)).description)
+    }
+
+    @Test func aChunkedBombStopsAtTheSizeLimit() async {
+        let limits = Limits(maxResponseBytes: 8 << 20)
+        let error = await failure(Fault(path: "gzip-bomb-chunked", timeout: .seconds(30), limits: limits))
+        guard case .limitExceeded(.responseBody(let limit)) = error else {
+            Issue.record("expected the body limit, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 8 << 20)
+    }
+
+    @Test(arguments: ["big", "big-chunked"])
+    func bodiesOverTheLimitAreRefused(path: String) async {
+        let limits = Limits(maxResponseBytes: 1 << 20)
+        let error = await failure(Fault(path: "\(path)?n=\(16 << 20)", timeout: .seconds(30), limits: limits))
+        guard case .limitExceeded(.responseBody(let limit)) = error else {
+            Issue.record("expected the body limit, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 1 << 20)
+    }
+
+    @Test func bodiesWithinTheLimitArriveWhole() async throws {
+        let response = try await Provider<Fault>().request(Fault(path: "big?n=\(5 << 20)", timeout: .seconds(30)))
+        #expect(response.data.count == 5 << 20)
+    }
+
+    @Test func downloadsOverTheLimitLeaveNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
+        let provider = Provider<Fault>(transport: transport)
+        let error = await failure(
+            Fault(
+                path: "big-chunked?n=\(8 << 20)", task: .download(.suggestedFileName(in: folder.url)),
+                timeout: .seconds(30), limits: Limits(maxDownloadBytes: 1 << 20)),
+            provider: provider)
+        guard case .limitExceeded(.downloadBody(let limit)) = error else {
+            Issue.record("expected the download limit, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 1 << 20)
+        #expect(folder.contents.isEmpty)
+        guard case .file(let temporary) = try #require(transport.transfers.first).transfer.destination else {
+            Issue.record("expected a file destination")
+            return
+        }
+        #expect(!fileExists(temporary))
+    }
+
+    @Test func aHostileFileNameIsMadeSafe() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let response = try await Provider<Fault>().request(
+            Fault(path: "disposition", task: .download(.suggestedFileName(in: folder.url)), timeout: .seconds(30)))
+        // `sub/../dir\evil<RLO>txt.exe` in quotes: `\e` is an escaped `e` (RFC 6266 quoted-string),
+        // the path is cut to its last component and the right-to-left override removed.
+        #expect(folder.contents == ["direviltxt.exe"])
+        #expect(response.fileURL?.lastPathComponent == "direviltxt.exe")
+    }
+
+    // MARK: Cookies
+
+    /// 2,000 cookies of 4 KB would make every later request to the host fail ("Out of memory");
+    /// the default transport keeps none and sends none.
+    @Test func aCookieFloodCannotBreakLaterRequests() async throws {
+        let provider = Provider<Fault>()
+        for index in 0..<40 {
+            _ = try await provider.request(Fault(path: "cookie-flood?i=\(index)", timeout: .seconds(30)))
+        }
+        let echo = try await provider.request(Fault(path: "echo", timeout: .seconds(30))).map(FaultTests.EchoBack.self)
+        #expect(echo.headers["Cookie"] == nil)
+    }
+
+    // MARK: Uploads
+
+    /// A file truncated while it is sent would stall FoundationNetworking until the deadline; it is
+    /// a typed error as soon as the change is seen.
+    @Test func aFileTruncatedDuringTheUploadIsATypedError() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("big.bin", contents: Data(repeating: 7, count: 8 << 20))
+        let provider = Provider<Fault>()
+        let stream = provider.requestWithProgress(
+            Fault(path: "slow-sink", method: .post, task: .uploadFile(file), timeout: .seconds(60)))
+        var truncated = false
+        do {
+            for try await event in stream {
+                if !truncated, (event.upload?.completed ?? 0) > 0 {
+                    truncated = true
+                    try FileHandle(forWritingTo: file).truncate(atOffset: 1000)
+                }
+            }
+            Issue.record("expected an error")
+        } catch {
+            guard case .underlying(let underlying, _) = error as? CourierError,
+                case .sizeChanged = underlying as? FileBodyFailure
+            else {
+                Issue.record("expected sizeChanged, got \(error)")
+                return
+            }
+        }
+        #expect(truncated)
+    }
+
+    // MARK: Files and descriptors
+
+    /// Downloads waiting for a connection (or for their first byte) hold no open file: the file is
+    /// opened with the first byte, so thousands of queued downloads do not run out of descriptors.
+    @Test func queuedDownloadsHoldNoFileDescriptors() async throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
+            let provider = Provider<Fault>(transport: transport)
+            let tasks = (0..<300).map { index in
+                Task {
+                    try await provider.request(
+                        Fault(
+                            path: "stall-headers", task: .download(.folder(folder.url) { _, _ in "\(index)" }),
+                            timeout: .seconds(60)))
+                }
+            }
+            #expect(await eventually { transport.transfers.count == 300 })
+            let temporaryFiles = Set(
+                transport.transfers.compactMap { record -> String? in
+                    guard case .file(let url) = record.transfer.destination else { return nil }
+                    return url.path
+                })
+            #expect(temporaryFiles.count == 300)
+            let open = openFiles().filter(temporaryFiles.contains)
+            tasks.forEach { $0.cancel() }
+            for task in tasks { _ = await task.result }
+            #expect(open.isEmpty, "\(open.count) of 300 queued downloads hold an open file")
+            #expect(folder.contents.isEmpty)
+            #expect(temporaryFiles.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        #endif
+    }
+
+    /// The paths of the files this process has open.
+    private func openFiles() -> [String] {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+    }
+}
