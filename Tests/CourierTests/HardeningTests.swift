@@ -205,10 +205,12 @@ import Testing
     @Test func retryArithmeticSaturates() {
         let policies = [
             RetryPolicy(maxAttempts: 1_000, baseDelay: .seconds(Int64.max / 4), multiplier: 1e300, jitter: .none),
-            RetryPolicy(maxAttempts: 1_000, baseDelay: .seconds(1), multiplier: .infinity, maxDelay: .seconds(Int64.max)),
+            RetryPolicy(
+                maxAttempts: 1_000, baseDelay: .seconds(1), multiplier: .infinity, maxDelay: .seconds(Int64.max)),
             RetryPolicy(maxAttempts: 1_000, baseDelay: .seconds(1), multiplier: .nan, maxDelay: .seconds(Int64.max)),
             RetryPolicy(maxAttempts: 1_000, baseDelay: .seconds(-5), multiplier: 2, maxDelay: .seconds(-1)),
-            RetryPolicy(maxAttempts: Int.max, baseDelay: .seconds(Int64.max), multiplier: 1e308, maxDelay: .seconds(Int64.max)),
+            RetryPolicy(
+                maxAttempts: Int.max, baseDelay: .seconds(Int64.max), multiplier: 1e308, maxDelay: .seconds(Int64.max)),
         ]
         let request = URLRequest(url: URL(string: "https://api.example.com")!)
         let failure = CourierError.underlying(URLError(.timedOut), nil)
@@ -222,7 +224,9 @@ import Testing
         }
     }
 
-    @Test(arguments: ["99999999999999999999999999", "9223372036854775807", "0", "-5", "1e400", "Fri, 31 Dec 9999 23:59:59 GMT"])
+    @Test(arguments: [
+        "99999999999999999999999999", "9223372036854775807", "0", "-5", "1e400", "Fri, 31 Dec 9999 23:59:59 GMT",
+    ])
     func retryAfterSaturates(header: String) {
         let policy = RetryPolicy(maxDelay: .seconds(Int64.max))
         let response = Response(
@@ -270,7 +274,8 @@ import Testing
                 try await provider.request(Upload(task: .uploadFile(url)))
             }
             await #expect(throws: CourierError.self, "\(url.path) as a part") {
-                try await provider.request(Upload(task: .uploadMultipart(MultipartFormData(parts: [.init(name: "f", fileURL: url)]))))
+                try await provider.request(
+                    Upload(task: .uploadMultipart(MultipartFormData(parts: [.init(name: "f", fileURL: url)]))))
             }
             #expect(transport.transfers.isEmpty)
         }

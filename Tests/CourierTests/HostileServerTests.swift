@@ -202,6 +202,8 @@ struct HostileServerTests {
     /// The paths of the files this process has open.
     private func openFiles() -> [String] {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }
+        return descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+        }
     }
 }

@@ -174,7 +174,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             defer { entries[id] = entry }
             guard entry.failure == nil else { return (nil, 0) }
             let limit =
-                entry.bodyLimit ?? BodyLimit(response: dataTask.response, toFile: entry.file != nil, limits: entry.limits)
+                entry.bodyLimit
+                ?? BodyLimit(response: dataTask.response, toFile: entry.file != nil, limits: entry.limits)
             if entry.bodyLimit == nil {
                 entry.bodyLimit = limit
                 // A body announced larger than allowed fails before it is read.
