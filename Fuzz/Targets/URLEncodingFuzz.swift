@@ -26,7 +26,7 @@ struct ByteReader {
     }
 
     mutating func value(depth: Int) -> ParameterValue {
-        switch byte() % (depth > 3 ? 5 : 7) {
+        switch byte() % (depth > 8 ? 5 : 7) {
         case 0: return .string(string())
         case 1: return .int(Int(Int8(bitPattern: byte())) * Int(byte()))
         case 2: return .double(Double(bitPattern: UInt64(byte()) << 56 | UInt64(byte()) << 8 | UInt64(byte())))
@@ -49,6 +49,13 @@ public func fuzzURLEncoding(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let path = reader.string()
     var parameters: Parameters = [:]
     for _ in 0..<Int(reader.byte() % 5) { parameters[reader.string()] = reader.value(depth: 0) }
+    // Now and then, a chain far deeper than the depth limit (built without recursion), so the limit
+    // and everything before it see deep trees: up to 5,100 levels.
+    if reader.byte() % 4 == 0 {
+        var chain = reader.value(depth: 0)
+        for level in 0..<(Int(reader.byte()) * 20) { chain = level.isMultiple(of: 2) ? [chain] : ["k": chain] }
+        parameters[reader.string()] = chain
+    }
     let encodings: [ParameterEncoding] = [
         .url, .queryString, .httpBody, .json,
         .url(URLEncoding(destination: .queryString, arrayEncoding: .indexInBrackets, boolEncoding: .literal)),
@@ -76,8 +83,11 @@ public func fuzzURLEncoding(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             baseURL: baseURL, path: path, method: method, task: task, headers: [headerName: headerValue])
         do {
             let request = try Endpoint(target: target).urlRequest()
-            // A built request always has a URL with a scheme.
+            // A built request always has a URL with a scheme, and passes the checks made before
+            // sending (or fails them with a typed error).
             if request.url?.scheme == nil { fatalError("request without a URL scheme") }
+            try RequestValidation.validate(request)
+            try RequestValidation.validateDestination(request.url, limits: .default)
         } catch {
             // Typed errors are the expected outcome for bad input.
             _ = error.localizedDescription
