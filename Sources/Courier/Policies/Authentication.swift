@@ -235,7 +235,7 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     private nonisolated static func value(
         of task: Task<A.Credential, any Error>
     ) async -> Result<Void, CourierError> {
-        let race = RefreshWait()
+        let race = FirstResult<Result<Void, CourierError>>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 race.begin(continuation)
@@ -257,33 +257,5 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         } onCancel: {
             race.finish(.failure(.cancelled))
         }
-    }
-}
-
-/// One wait for a refresh: resumed once, by the refresh ending or by the waiter's cancellation.
-private final class RefreshWait: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Result<Void, CourierError>, Never>?
-        var result: Result<Void, CourierError>?
-    }
-
-    private let state = Locked(State())
-
-    func begin(_ continuation: CheckedContinuation<Result<Void, CourierError>, Never>) {
-        let early = state.withLock { state in
-            if state.result == nil { state.continuation = continuation }
-            return state.result
-        }
-        if let early { continuation.resume(returning: early) }
-    }
-
-    func finish(_ result: Result<Void, CourierError>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Result<Void, CourierError>, Never>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: result)
     }
 }

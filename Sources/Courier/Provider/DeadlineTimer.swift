@@ -174,58 +174,32 @@ enum Deadline {
     }
 }
 
-/// The state of one ``Deadline`` race: the caller's continuation, resumed once, and the operation's
-/// task, cancelled when the caller is answered by anything else.
+/// The state of one ``Deadline`` race: the caller's answer, given once, and the operation's task
+/// and deadline, cancelled when the caller is answered by anything else.
 private final class DeadlineRace<T: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Result<T, CourierError>, Never>?
-        var task: Task<Void, Never>?
-        var deadline: (any DeadlineScheduling, UInt64)?
-        var result: Result<T, CourierError>?
-    }
-
-    private let state = Locked(State())
+    private let answer = FirstResult<Result<T, CourierError>>()
+    private let running = Locked<(task: Task<Void, Never>, timer: any DeadlineScheduling, deadline: UInt64)?>(nil)
 
     func begin(_ continuation: CheckedContinuation<Result<T, CourierError>, Never>) {
-        let early = state.withLock { state in
-            if state.result == nil { state.continuation = continuation }
-            return state.result
-        }
-        if let early { continuation.resume(returning: early) }
+        answer.begin(continuation)
     }
 
     func started(_ task: Task<Void, Never>, timer: any DeadlineScheduling, deadline: UInt64) {
-        let finished = state.withLock { state in
-            state.task = task
-            state.deadline = (timer, deadline)
-            return state.result != nil
-        }
-        if finished {
-            task.cancel()
-            timer.cancel(deadline)
-        }
+        running.withLock { $0 = (task, timer, deadline) }
+        if answer.isFinished { stop() }
     }
 
     /// Answers the caller with `result` unless it was answered already; returns whether it was this.
     @discardableResult
     func finish(_ result: Result<T, CourierError>) -> Bool {
-        typealias Taken = (
-            CheckedContinuation<Result<T, CourierError>, Never>?, Task<Void, Never>?, (any DeadlineScheduling, UInt64)?
-        )
-        let taken: Taken? = state.withLock { state in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer {
-                state.continuation = nil
-                state.task = nil
-                state.deadline = nil
-            }
-            return (state.continuation, state.task, state.deadline)
-        }
-        guard let (continuation, task, deadline) = taken else { return false }
-        continuation?.resume(returning: result)
-        task?.cancel()
-        if let (timer, id) = deadline { timer.cancel(id) }
+        guard answer.finish(result) else { return false }
+        stop()
         return true
+    }
+
+    private func stop() {
+        guard let (task, timer, deadline) = running.withLock({ $0 }) else { return }
+        task.cancel()
+        timer.cancel(deadline)
     }
 }
