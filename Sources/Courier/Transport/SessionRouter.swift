@@ -72,38 +72,45 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var refusedChallenge = false
         /// Redirects followed so far for this request.
         var redirects: Int
-        /// Set from the response head when the first byte arrives.
+        /// The body's limit, set up when the first byte arrives.
         var bodyLimit: BodyLimit?
     }
 
-    /// What the response head says about the body, computed once per response.
+    /// The body limit for one response: its size limit, and once the body passes 1 MiB (below
+    /// which every body is allowed whatever its compression), the decompression ratio's.
     struct BodyLimit {
+        /// Bodies up to this size pass the ratio check whatever their compression.
+        static let ratioFloor: Int64 = 1 << 20
+
         /// The most bytes (decoded) the body may have.
         let maximum: Int64
         let failure: LimitExceeded
-        /// For a compressed body of known size: the decoded bytes allowed.
-        let ratioMaximum: Int64?
         let ratio: Int64
+        /// For a compressed body of known size: the decoded bytes allowed. Looked up once the body
+        /// passes ``ratioFloor``, so small responses never pay for the header lookup.
+        private var ratioMaximum: Int64??
 
-        init(response: URLResponse?, toFile: Bool, limits: Limits) {
+        init(toFile: Bool, limits: Limits) {
             maximum = toFile ? limits.maxDownloadBytes : limits.maxResponseBytes
             failure = toFile ? .downloadBody(limit: maximum) : .responseBody(limit: maximum)
             ratio = limits.maxDecompressionRatio
-            let http = response as? HTTPURLResponse
-            let encoding = http?.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
-            if !encoding.isEmpty, encoding != "identity", let wire = http?.expectedContentLength, wire >= 0 {
-                let (product, overflow) = wire.multipliedReportingOverflow(by: max(1, limits.maxDecompressionRatio))
-                ratioMaximum = max(overflow ? Int64.max : product, 1 << 20)
-            } else {
-                ratioMaximum = nil
-            }
         }
 
-        /// The limit crossed by a body of `received` bytes, if any.
-        func crossed(by received: Int64) -> LimitExceeded? {
+        /// The limit crossed by a body of `received` bytes so far, if any.
+        mutating func crossed(by received: Int64, response: URLResponse?) -> LimitExceeded? {
             if received > maximum { return failure }
-            if let ratioMaximum, received > ratioMaximum { return .decompressionRatio(limit: ratio) }
+            guard received > Self.ratioFloor else { return nil }
+            if ratioMaximum == nil { ratioMaximum = .some(Self.ratioMaximum(of: response, ratio: ratio)) }
+            if let allowed = ratioMaximum ?? nil, received > allowed { return .decompressionRatio(limit: ratio) }
             return nil
+        }
+
+        private static func ratioMaximum(of response: URLResponse?, ratio: Int64) -> Int64? {
+            guard let http = response as? HTTPURLResponse, http.expectedContentLength >= 0 else { return nil }
+            let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
+            guard !encoding.isEmpty, encoding != "identity" else { return nil }
+            let (product, overflow) = http.expectedContentLength.multipliedReportingOverflow(by: max(1, ratio))
+            return max(overflow ? Int64.max : product, ratioFloor)
         }
     }
 
@@ -168,44 +175,48 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
-            guard var entry = entries[id] else { return (nil, 0) }
-            // Moved out while it changes, so appending to its body never copies it.
-            entries[id] = nil
-            defer { entries[id] = entry }
-            guard entry.failure == nil else { return (nil, 0) }
-            let limit =
-                entry.bodyLimit
-                ?? BodyLimit(response: dataTask.response, toFile: entry.file != nil, limits: entry.limits)
-            if entry.bodyLimit == nil {
-                entry.bodyLimit = limit
-                // A body announced larger than allowed fails before it is read.
-                let announced = Self.expectedLength(of: dataTask.response) ?? 0
-                if let crossed = limit.crossed(by: announced) {
+            Self.update(&entries[id]) { entry in
+                guard entry.failure == nil else { return (nil, 0) }
+                if entry.bodyLimit == nil {
+                    let limit = BodyLimit(toFile: entry.file != nil, limits: entry.limits)
+                    // A body announced larger than allowed fails before it is read. (For a
+                    // compressed body the announced size is the compressed one, which the decoded
+                    // body does not undercut.)
+                    let announced = dataTask.response?.expectedContentLength ?? -1
+                    if announced > limit.maximum {
+                        Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(limit.failure))
+                        return (nil, 0)
+                    }
+                    if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
+                    entry.bodyLimit = limit
+                }
+                entry.received += Int64(data.count)
+                if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
                     Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
                     return (nil, 0)
                 }
-                if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
-            }
-            entry.received += Int64(data.count)
-            if let crossed = limit.crossed(by: entry.received) {
-                Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
-                return (nil, 0)
-            }
-            if let file = entry.file {
-                do { try file.append(data) } catch {
-                    Self.abort(&entry, task: dataTask, with: error)
-                    return (nil, 0)
+                if let file = entry.file {
+                    do { try file.append(data) } catch {
+                        Self.abort(&entry, task: dataTask, with: error)
+                        return (nil, 0)
+                    }
+                } else {
+                    entry.data.append(data)
                 }
-            } else {
-                entry.data.append(data)
-            }
-            return (entry.progress, entry.received)
+                return (entry.progress, entry.received)
+            } ?? (nil, 0)
         }
         guard let progress else { return }
         if received == Int64(data.count) {
             progress(.responseStarted(expectedLength: Self.expectedLength(of: dataTask.response)))
         }
         progress(.received(bytes: received))
+    }
+
+    /// Runs `body` on the entry in place (its body `Data` is never copied), if there is one.
+    private static func update<R>(_ entry: inout Entry?, _ body: (inout Entry) -> R) -> R? {
+        guard entry != nil else { return nil }
+        return body(&entry!)
     }
 
     /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it

@@ -104,17 +104,18 @@ public final class URLSessionTransport: Transport {
             file = SessionRouter.FileSink(url: url)
         }
         let latch = CancellationLatch()
-        let started = Locked<URLSessionTask?>(nil)
         // See ResumeOnce.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the
         // deadline; a watcher notices and ends the request at once.
-        let watcher = uploadSize.flatMap { size in
-            transfer.body.fileURL.map { url in
-                Task { [router] in
-                    await FileBody.watch(url, size: size) { error in
-                        if let task = started.withLock({ $0 }) { router.abort(task, with: error) }
-                    }
+        var started: Locked<URLSessionTask?>?
+        var watcher: Task<Void, Never>?
+        if let uploadSize, let url = transfer.body.fileURL {
+            let task = Locked<URLSessionTask?>(nil)
+            started = task
+            watcher = Task { [router] in
+                await FileBody.watch(url, size: uploadSize) { error in
+                    if let task = task.withLock({ $0 }) { router.abort(task, with: error) }
                 }
             }
         }
@@ -127,7 +128,7 @@ public final class URLSessionTransport: Transport {
                         case .inRequest: session.dataTask(with: transfer.request)
                         case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
                         }
-                    started.withLock { $0 = task }
+                    started?.withLock { $0 = task }
                     router.register(
                         task, request: transfer.request, file: file, progress: transfer.progress,
                         limits: transfer.limits, redirects: redirects, continuation: continuation)
