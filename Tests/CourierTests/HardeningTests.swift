@@ -253,17 +253,29 @@ import Testing
         var method: HTTPMethod { .post }
     }
 
-    static func fifo() throws -> (URL, TemporaryFolder) {
-        let folder = try TemporaryFolder()
-        let url = folder.url.appendingPathComponent("pipe")
-        #expect(mkfifo(url.path, 0o600) == 0)
-        return (url, folder)
+    /// A FIFO in a folder of its own; `remove()` first unblocks any reader left waiting on it (by
+    /// opening and closing the writing end), then removes the folder.
+    struct FIFO {
+        let url: URL
+        let folder: TemporaryFolder
+
+        init() throws {
+            folder = try TemporaryFolder()
+            url = folder.url.appendingPathComponent("pipe")
+            #expect(mkfifo(url.path, 0o600) == 0)
+        }
+
+        func remove() {
+            let writer = open(url.path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+            folder.remove()
+        }
     }
 
     @Test func nonRegularFilesAreRefusedBeforeSending() async throws {
-        let (pipe, folder) = try Self.fifo()
-        defer { folder.remove() }
-        var candidates = [URL(fileURLWithPath: "/dev/zero"), folder.url, pipe]
+        let fifo = try FIFO()
+        defer { fifo.remove() }
+        var candidates = [URL(fileURLWithPath: "/dev/zero"), fifo.folder.url, fifo.url]
         #if os(Linux)
             candidates.append(URL(fileURLWithPath: "/proc/self/status"))
         #endif
@@ -284,13 +296,9 @@ import Testing
     /// Two stream parts that block (a FIFO with no writer) no longer freeze the process: the
     /// deadline answers both callers, and other work goes on meanwhile.
     @Test func blockingStreamPartsHonourDeadlines() async throws {
-        let (pipe, folder) = try Self.fifo()
-        defer {
-            // Unblock the readers left behind: open the writing end and close it.
-            let writer = open(pipe.path, O_WRONLY | O_NONBLOCK)
-            if writer >= 0 { close(writer) }
-            folder.remove()
-        }
+        let fifo = try FIFO()
+        defer { fifo.remove() }
+        let pipe = fifo.url
         let clock = TestClock()
         let provider = Provider<Upload>(transport: RecordingTransport(), clock: clock, timeout: .seconds(5))
         let form = MultipartFormData(parts: [
@@ -313,12 +321,9 @@ import Testing
     }
 
     @Test func blockingStreamPartsHonourCancellation() async throws {
-        let (pipe, folder) = try Self.fifo()
-        defer {
-            let writer = open(pipe.path, O_WRONLY | O_NONBLOCK)
-            if writer >= 0 { close(writer) }
-            folder.remove()
-        }
+        let fifo = try FIFO()
+        defer { fifo.remove() }
+        let pipe = fifo.url
         let gate = StageGate()
         let provider = Provider<Upload>(transport: RecordingTransport(), plugins: [GateAfterPrepare(gate: gate)])
         let form = MultipartFormData(parts: [.init(name: "a", stream: { InputStream(url: pipe) }, length: 10)])

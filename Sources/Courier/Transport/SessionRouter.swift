@@ -215,8 +215,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Runs `body` on the entry in place (its body `Data` is never copied), if there is one.
     private static func update<R>(_ entry: inout Entry?, _ body: (inout Entry) -> R) -> R? {
-        guard entry != nil else { return nil }
-        return body(&entry!)
+        guard var value = entry else { return nil }
+        // Moved out first, so `value` holds the only reference to the body and appending to it
+        // never copies it.
+        entry = nil
+        defer { entry = value }
+        return body(&value)
     }
 
     /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it
