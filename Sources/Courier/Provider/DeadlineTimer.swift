@@ -19,7 +19,9 @@ protocol DeadlineScheduling: Sendable {
 /// earliest deadline, so they are few however many requests run.
 ///
 /// The state is touched from the caller's task and from the sleeper, both synchronously, so it sits
-/// behind ``Locked`` rather than in an actor: scheduling must not suspend the request.
+/// behind ``Locked`` rather than in an actor: scheduling must not suspend the request. Sleepers hold
+/// the timer weakly, and a timer that is released (with its provider) cancels the sleepers it
+/// still has, so none waits on a clock that may never advance (a test clock).
 final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
     private struct State {
         var heap = DeadlineHeap<C.Instant>()
@@ -27,6 +29,11 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
         var nextID: UInt64 = 0
         /// When the sleeper for the earliest deadline wakes, if one is sleeping.
         var sleeperWake: C.Instant?
+        /// Sleepers still sleeping, by number.
+        var sleepers: [UInt64: Task<Void, Never>] = [:]
+        /// Sleepers that ended before they could be recorded.
+        var endedSleepers: Set<UInt64> = []
+        var nextSleeper: UInt64 = 0
     }
 
     private let clock: C
@@ -34,6 +41,10 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
 
     init(clock: C) {
         self.clock = clock
+    }
+
+    deinit {
+        for sleeper in state.withLock({ $0.sleepers.values }) { sleeper.cancel() }
     }
 
     func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
@@ -61,9 +72,20 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
     }
 
     private func sleep(until instant: C.Instant) {
-        Task { [clock] in
+        let number = state.withLock { state in
+            state.nextSleeper += 1
+            return state.nextSleeper
+        }
+        let sleeper = Task { [weak self, clock] in
             try? await clock.sleep(until: instant, tolerance: nil)
+            guard let self else { return }
+            self.state.withLock { state in
+                if state.sleepers.removeValue(forKey: number) == nil { state.endedSleepers.insert(number) }
+            }
             self.fireDue(wokeFor: instant)
+        }
+        state.withLock { state in
+            if state.endedSleepers.remove(number) == nil { state.sleepers[number] = sleeper }
         }
     }
 
