@@ -566,17 +566,25 @@ import Testing
         }
     }
 
+    /// A provider whose credential refresh waits on `gate`; `cancelled` counts refreshes that
+    /// ended by cancellation.
+    static func slowRefresh(
+        gate: StageGate, cancelled: Locked<Int>
+    ) -> (Provider<TestAPI>, Authentication<SlowRefresh>) {
+        let auth = Authentication(
+            SlowRefresh(gate: gate, refreshes: Locked(0), cancelledRefreshes: cancelled), credential: "stale")
+        return (Provider<TestAPI>(transport: transport(), authentication: auth), auth)
+    }
+
     @Test func aCallerWaitingForARefreshIsAnsweredAtOnceWhenCancelled() async throws {
         let gate = StageGate()
         let cancelled = Locked(0)
-        let auth = Authentication(
-            SlowRefresh(gate: gate, refreshes: Locked(0), cancelledRefreshes: cancelled), credential: "stale")
-        let provider = Provider<TestAPI>(transport: Self.transport(), authentication: auth)
+        let (provider, auth) = Self.slowRefresh(gate: gate, cancelled: cancelled)
         let first = Task { try await provider.request(.plain) }
         await gate.waitForArrivals(1)
         let second = Task { try await provider.request(.plain) }
-        // The second caller is now waiting for the refresh (in sign or in refresh); cancel it.
-        #expect(await eventually { await auth.isRefreshing })
+        // Both callers are now waiting for the refresh (the second in `sign`); cancel the second.
+        #expect(await eventually { await auth.refreshWaiterCount == 2 })
         second.cancel()
         guard case .cancelled = (await second.result).failure as? CourierError else {
             Issue.record("expected cancelled")
@@ -591,9 +599,7 @@ import Testing
     @Test func theRefreshIsCancelledWhenTheLastWaiterLeaves() async throws {
         let gate = StageGate()
         let cancelled = Locked(0)
-        let auth = Authentication(
-            SlowRefresh(gate: gate, refreshes: Locked(0), cancelledRefreshes: cancelled), credential: "stale")
-        let provider = Provider<TestAPI>(transport: Self.transport(), authentication: auth)
+        let (provider, auth) = Self.slowRefresh(gate: gate, cancelled: cancelled)
         let only = Task { try await provider.request(.plain) }
         await gate.waitForArrivals(1)
         only.cancel()

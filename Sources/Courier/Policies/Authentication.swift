@@ -145,6 +145,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// Whether a refresh is running now.
     public var isRefreshing: Bool { refreshing != nil }
 
+    /// How many requests are waiting for the running refresh (for tests).
+    var refreshWaiterCount: Int { refreshWaiters }
+
     public func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
         if let refreshing {
             // Do not go out with a credential that is being replaced.
