@@ -90,28 +90,20 @@ public final class StubTransport: Transport, Sendable {
     }
 
     public func send(_ transfer: Transfer) async throws -> Response {
-        let request = transfer.request
-        var body = request.httpBody
-        if case .file(let url) = transfer.body { body = try? Data(contentsOf: url) }
-        recorded.withLock { $0.append(RecordedRequest(request: request, body: body, target: transfer.target)) }
-
-        guard let route = routes.withLock({ $0.last { $0.matches(request) } }) else {
-            throw UnstubbedRequest(request: request, target: transfer.target)
+        // The same path as Courier's own stubs and non-streaming transports: file bodies read,
+        // downloads written, progress and limits, in one place.
+        try await transfer.sendBuffered { request in
+            recorded.withLock {
+                $0.append(RecordedRequest(request: request, body: request.httpBody, target: transfer.target))
+            }
+            guard let route = routes.withLock({ $0.last { $0.matches(request) } }) else {
+                throw UnstubbedRequest(request: request, target: transfer.target)
+            }
+            if let delay = route.answer.delay {
+                try await clock.sleep(for: delay)
+            }
+            return try await route.answer.make(request)
         }
-        if let delay = route.answer.delay {
-            try await clock.sleep(for: delay)
-        }
-        var response = try await route.answer.make(request)
-        let length = Int64(response.data.count)
-        if case .file(let url) = transfer.destination {
-            try response.data.write(to: url)
-            response = Response(
-                statusCode: response.statusCode, data: Data(), request: request, response: response.response,
-                fileURL: url)
-        }
-        transfer.progress?(.responseStarted(expectedLength: length))
-        transfer.progress?(.received(bytes: length))
-        return response
     }
 
     static func segments(_ path: String) -> [Substring] {

@@ -4,7 +4,7 @@ import Courier
 ///
 /// ```swift
 /// let clock = TestClock()
-/// let provider = Provider<API>(stubBehavior: Provider.delayedStub(.seconds(5)), clock: clock)
+/// let provider = Provider<API>(stubClosure: Provider.delayedStub(.seconds(5)), clock: clock)
 /// let request = Task { try await provider.request(.user("ada")) }
 /// await clock.waitForSleepers(1)      // the request is waiting on the clock
 /// clock.advance(by: .seconds(5))      // …and now it is answered

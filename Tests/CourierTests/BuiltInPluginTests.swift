@@ -22,17 +22,17 @@ import Testing
     }
 
     private func lines(
-        _ options: NetworkLogger.Options, target: Secret = Secret(), redacting: Set<String> = [],
+        _ options: NetworkLoggerPlugin.Options, target: Secret = Secret(), redacting: Set<String> = [],
         maxBodyBytes: Int = 4096, status: Int = 200
     ) async -> String {
         let log = EventLog()
         let provider = Provider<Secret>(
-            endpointMapping: { target in
+            endpointClosure: { target in
                 var endpoint = try Endpoint(target: target)
-                endpoint.sampleResponse = { .networkResponse(status, target.sampleData) }
+                endpoint.sampleResponseClosure = { .networkResponse(status, target.sampleData) }
                 return endpoint
             },
-            stubBehavior: Provider.immediatelyStub,
+            stubClosure: Provider.immediatelyStub,
             plugins: [
                 .logger(options, redactedHeaders: redacting, maxBodyBytes: maxBodyBytes, output: { log.append($0) })
             ])
@@ -72,7 +72,7 @@ import Testing
         }
         let log = EventLog()
         let provider = Provider<Validated>(
-            stubBehavior: Provider.immediatelyStub,
+            stubClosure: Provider.immediatelyStub,
             plugins: [.logger([.responseStatus, .errorResponseBody], output: { log.append($0) })])
         _ = try? await provider.request(Validated())
         #expect(log.all.joined().contains("← 500"))
@@ -106,7 +106,7 @@ import Testing
         request.setValue("it's", forHTTPHeaderField: "X-Quote")
         request.setValue("Bearer t", forHTTPHeaderField: "Authorization")
         request.httpBody = Data("it's a body".utf8)
-        let curl = NetworkLogger().cURL(for: request)
+        let curl = NetworkLoggerPlugin().cURL(for: request)
         #expect(curl.hasPrefix("curl -X 'PUT' "))
         #expect(curl.contains(#"-H 'X-Quote: it'\''s'"#))
         #expect(curl.contains("-H 'Authorization: <redacted>'"))
@@ -180,7 +180,7 @@ extension TestAPI: Equatable {
 @Suite(.timeLimit(.minutes(2))) struct NetworkActivityTests {
     @Test func countsRequestsOnTheWire() async throws {
         let changes = EventLog()
-        let activity = NetworkActivity { change, _ in changes.append("\(change)") }
+        let activity = NetworkActivityPlugin { change, _ in changes.append("\(change)") }
         let counts = await activity.activeCounts()
         let transport = GatedTransport()
         let provider = Provider<TestAPI>(transport: transport, plugins: [activity])
@@ -201,7 +201,7 @@ extension TestAPI: Equatable {
     }
 
     @Test func aRequestCancelledBeforeSendingNeverBeganOrEnded() async throws {
-        let activity = NetworkActivity()
+        let activity = NetworkActivityPlugin()
         let transport = GatedTransport()
         let provider = Provider<TestAPI>(transport: transport, plugins: [activity])
         let inFlight = Task { try await provider.request(.item(id: 1)) }
@@ -218,7 +218,7 @@ extension TestAPI: Equatable {
     }
 
     @Test func retriesBeginAndEndEachAttempt() async throws {
-        let activity = NetworkActivity()
+        let activity = NetworkActivityPlugin()
         let provider = Provider<TestAPI>(
             transport: RetryProviderTests.ScriptedTransport([503, 200]), plugins: [activity],
             retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none))

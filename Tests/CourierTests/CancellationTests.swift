@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct CancellationTests {
     /// Where a test holds the request before cancelling it.
     enum Stage: String, CaseIterable, Sendable {
-        case endpointMapping, requestMapping, prepare, delayedStub, transport
+        case endpointClosure, requestMapping, prepare, delayedStub, transport
     }
 
     struct GatePlugin: Plugin {
@@ -30,15 +30,15 @@ import Testing
         var plugins: [any Plugin] = [RecordingPlugin("A", log: log)]
         if stage == .prepare { plugins.append(GatePlugin(gate: gate)) }
         let provider = Provider<TestAPI>(
-            endpointMapping: { target in
-                if stage == .endpointMapping { try await gate.pass() }
+            endpointClosure: { target in
+                if stage == .endpointClosure { try await gate.pass() }
                 return try Endpoint(target: target)
             },
-            requestMapping: { endpoint in
+            requestClosure: { endpoint in
                 if stage == .requestMapping { try await gate.pass() }
                 return try endpoint.urlRequest()
             },
-            stubBehavior: { _ in stage == .delayedStub ? .delayed(.seconds(60)) : .never },
+            stubClosure: { _ in stage == .delayedStub ? .delayed(.seconds(60)) : .never },
             transport: transport,
             plugins: plugins,
             clock: clock
@@ -77,7 +77,7 @@ import Testing
         let release = Locked<CheckedContinuation<Void, Never>?>(nil)
         let transport = RecordingTransport()
         let provider = Provider<TestAPI>(
-            endpointMapping: { target in
+            endpointClosure: { target in
                 // Suspends without looking at cancellation.
                 await withCheckedContinuation { continuation in
                     release.withLock { $0 = continuation }

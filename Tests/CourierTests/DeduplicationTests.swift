@@ -56,7 +56,7 @@ import Testing
     @Test func differentHeadersOrURLsAreNotMerged() async throws {
         let transport = GatedTransport()
         let provider = Provider<Call>(
-            requestMapping: { endpoint in
+            requestClosure: { endpoint in
                 var request = try endpoint.urlRequest()
                 request.setValue(endpoint.url.lastPathComponent, forHTTPHeaderField: "X-Id")
                 return request
@@ -200,7 +200,7 @@ import Testing
     @Test func stubbedRequestsAreMergedToo() async throws {
         let clock = TestClock()
         let provider = Provider<Call>(
-            stubBehavior: { _ in .delayed(.seconds(1)) }, clock: clock, deduplication: .enabled)
+            stubClosure: { _ in .delayed(.seconds(1)) }, clock: clock, deduplication: .enabled)
         let tasks = (0..<10).map { _ in Task { try await provider.request(Call()) } }
         #expect(await waiters(provider, 10))
         #expect(clock.sleeperCount == 1)
@@ -243,11 +243,11 @@ import Testing
         }
         let transport = GatedTransport()
         let provider = Provider<DeduplicationTests.Call>(
-            endpointMapping: { target in
+            endpointClosure: { target in
                 for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
                 return try Endpoint(target: target)
             },
-            requestMapping: { endpoint in
+            requestClosure: { endpoint in
                 for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
                 return try endpoint.urlRequest()
             },

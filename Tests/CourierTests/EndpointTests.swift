@@ -10,7 +10,7 @@ import Testing
         #expect(endpoint.url.absoluteString == "https://api.example.com/v1/items")
         #expect(endpoint.method == .post)
         #expect(endpoint.task == .json(Item(id: 7, name: "x")))
-        guard case .networkResponse(200, let data) = endpoint.sampleResponse() else {
+        guard case .networkResponse(200, let data) = endpoint.sampleResponseClosure() else {
             Issue.record("expected the target's sample response")
             return
         }
@@ -55,8 +55,8 @@ import Testing
     }
 
     @Test func equalityIgnoresSampleResponseButNotHeadersOrMethod() {
-        let a = Endpoint(url: url, sampleResponse: { .networkResponse(200, Data()) })
-        let b = Endpoint(url: url, sampleResponse: { .networkResponse(500, Data("x".utf8)) })
+        let a = Endpoint(url: url, sampleResponseClosure: { .networkResponse(200, Data()) })
+        let b = Endpoint(url: url, sampleResponseClosure: { .networkResponse(500, Data("x".utf8)) })
         #expect(a == b)
         #expect(a != Endpoint(url: url, method: .delete))
         #expect(a != Endpoint(url: url, headers: ["A": "1"]))

@@ -12,7 +12,7 @@ import Testing
         let log = EventLog()
         let transport = RecordingTransport()
         let provider = Provider<TestAPI>(
-            stubBehavior: { _ in stubbed ? .immediate : .never },
+            stubClosure: { _ in stubbed ? .immediate : .never },
             transport: transport,
             plugins: [RecordingPlugin("A", log: log), RecordingPlugin("B", log: log)]
         )
@@ -43,7 +43,7 @@ import Testing
     @Test func processTransformsInOrder() async throws {
         let log = EventLog()
         let provider = Provider<TestAPI>(
-            stubBehavior: Provider.immediatelyStub,
+            stubClosure: Provider.immediatelyStub,
             plugins: [
                 RecordingPlugin("A", log: log) { _ in .success(Response(statusCode: 201, data: Data())) },
                 RecordingPlugin("B", log: log) { result in
@@ -58,7 +58,7 @@ import Testing
 
     @Test func processCanTurnAFailureIntoSuccess() async throws {
         let provider = Provider<TestAPI>(
-            stubBehavior: Provider.immediatelyStub,
+            stubClosure: Provider.immediatelyStub,
             plugins: [RecordingPlugin("A", log: EventLog()) { _ in .success(Response(statusCode: 200, data: Data())) }]
         )
         let response = try await provider.request(.validated(500, .successCodes))
@@ -70,7 +70,7 @@ import Testing
         let log = EventLog()
         let transport = RecordingTransport()
         let provider = Provider<TestAPI>(
-            requestMapping: { _ in throw Refused() },
+            requestClosure: { _ in throw Refused() },
             transport: transport,
             plugins: [RecordingPlugin("A", log: log), RecordingPlugin("B", log: log)]
         )
@@ -114,7 +114,7 @@ import Testing
     @Test func validationFailureReachesDidReceiveAndProcess() async {
         let log = EventLog()
         let provider = Provider<TestAPI>(
-            stubBehavior: Provider.immediatelyStub, plugins: [RecordingPlugin("A", log: log)])
+            stubClosure: Provider.immediatelyStub, plugins: [RecordingPlugin("A", log: log)])
         await #expect(throws: CourierError.self) { try await provider.request(.validated(404, .successCodes)) }
         #expect(log.all == ["A.prepare", "A.willSend", "A.didReceive(statusCode 404)", "A.process(statusCode 404)"])
     }
@@ -128,7 +128,7 @@ import Testing
         }
         let log = EventLog()
         let provider = Provider<MultiTarget>(
-            stubBehavior: Provider.immediatelyStub, plugins: [TypeRecorder(log: log)])
+            stubClosure: Provider.immediatelyStub, plugins: [TypeRecorder(log: log)])
         _ = try await provider.request(MultiTarget(TestAPI.plain))
         _ = try await provider.request(MultiTarget(UserResource(id: 1)))
         _ = try await provider.request(MultiTarget(MultiTarget(UserResource(id: 1))))
@@ -137,7 +137,7 @@ import Testing
 
     @Test func defaultHooksDoNothing() async throws {
         struct Empty: Plugin {}
-        let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub, plugins: [Empty()])
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub, plugins: [Empty()])
         let response = try await provider.request(.item(id: 1))
         #expect(response.statusCode == 200)
         #expect(response.data == TestAPI.item(id: 1).sampleData)

@@ -95,14 +95,18 @@ import Testing
 }
 
 @Suite(.timeLimit(.minutes(2))) struct ProgressStreamTests {
-    @Test func stubbedRequestYieldsOneCompletedEvent() async throws {
-        let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub)
+    @Test func stubbedRequestReportsItsBodyLikeARealOne() async throws {
+        // Stubs go through the same transfer path as the network: the sample body arrives as one
+        // chunk, then the completed event.
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
         var events: [ProgressEvent] = []
         for try await event in provider.requestWithProgress(.item(id: 1)) { events.append(event) }
-        #expect(events.count == 1)
-        #expect(events.first?.isCompleted == true)
-        #expect(events.first?.fraction == 1)
-        #expect(try events.first?.response?.map(Item.self) == Item(id: 1, name: "Item 1"))
+        let length = Int64(TestAPI.item(id: 1).sampleData.count)
+        #expect(events.count == 3)
+        #expect(events.map(\.isCompleted) == [false, false, true])
+        #expect(events.dropFirst().first?.download == ProgressEvent.Bytes(completed: length, total: length))
+        #expect(events.last?.fraction == 1)
+        #expect(try events.last?.response?.map(Item.self) == Item(id: 1, name: "Item 1"))
     }
 
     @Test func transportProgressBecomesOrderedEventsEndingCompleted() async throws {
@@ -122,7 +126,7 @@ import Testing
     }
 
     @Test func failuresAreThrownFromTheStream() async {
-        let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
         await #expect {
             for try await _ in provider.requestWithProgress(.validated(500, .successCodes)) {}
         } throws: { error in

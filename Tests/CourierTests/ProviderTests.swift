@@ -45,7 +45,7 @@ import Testing
         let store = TokenStore()
         let transport = RecordingTransport()
         let provider = Provider<TestAPI>(
-            requestMapping: { endpoint in
+            requestClosure: { endpoint in
                 var request = try endpoint.urlRequest()
                 request.setValue("Bearer \(await store.token())", forHTTPHeaderField: "Authorization")
                 return request
@@ -125,7 +125,7 @@ import Testing
     @Test func deadlineAppliesToDelayedStubs() async {
         let clock = TestClock()
         let provider = Provider<TestAPI>(
-            stubBehavior: Provider.delayedStub(.seconds(10)), clock: clock, timeout: .seconds(1))
+            stubClosure: Provider.delayedStub(.seconds(10)), clock: clock, timeout: .seconds(1))
         let request = Task { try await provider.request(.plain) }
         await clock.waitForSleepers(2)
         clock.advance(by: .seconds(1))

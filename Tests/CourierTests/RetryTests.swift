@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func noneNeverRetries() {
-        #expect(RetryPolicy.none.decision(after: status(503), request: get, attempt: 1) == .doNotRetry)
+        #expect(RetryPolicy.disabled.decision(after: status(503), request: get, attempt: 1) == .doNotRetry)
     }
 }
 
@@ -212,7 +212,7 @@ import Testing
             var retryPolicy: RetryPolicy? { RetryPolicy(maxAttempts: 2, baseDelay: .zero, jitter: .none) }
         }
         let transport = ScriptedTransport([500, 200])
-        let provider = Provider<Flaky>(transport: transport, retryPolicy: .none)
+        let provider = Provider<Flaky>(transport: transport, retryPolicy: .disabled)
         #expect(try await provider.request(Flaky()).statusCode == 200)
         #expect(transport.calls == 2)
     }

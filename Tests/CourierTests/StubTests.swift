@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct StubTests {
     @Test func immediateStubAnswersWithSampleDataAndNeverTouchesTheTransport() async throws {
         let transport = RecordingTransport()
-        let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub, transport: transport)
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub, transport: transport)
         let response = try await provider.request(.item(id: 5))
         #expect(try response.map(Item.self) == Item(id: 5, name: "Item 5"))
         #expect(response.request?.url?.absoluteString == "https://api.example.com/v1/items/5")
@@ -20,15 +20,15 @@ import Testing
 
     @Test func stubsRunTheEndpointAndRequestMappings() async throws {
         let provider = Provider<TestAPI>(
-            endpointMapping: { target in
+            endpointClosure: { target in
                 try Endpoint(target: target).adding(headers: ["X-Endpoint": "1"])
             },
-            requestMapping: { endpoint in
+            requestClosure: { endpoint in
                 var request = try endpoint.urlRequest()
                 request.setValue("2", forHTTPHeaderField: "X-Request")
                 return request
             },
-            stubBehavior: Provider.immediatelyStub
+            stubClosure: Provider.immediatelyStub
         )
         let response = try await provider.request(.plain)
         #expect(response.request?.value(forHTTPHeaderField: "X-Endpoint") == "1")
@@ -37,12 +37,12 @@ import Testing
 
     @Test func endpointMappingCanReplaceTheSampleResponse() async throws {
         let provider = Provider<TestAPI>(
-            endpointMapping: { target in
+            endpointClosure: { target in
                 var endpoint = try Endpoint(target: target)
-                endpoint.sampleResponse = { .networkResponse(418, Data("teapot".utf8)) }
+                endpoint.sampleResponseClosure = { .networkResponse(418, Data("teapot".utf8)) }
                 return endpoint
             },
-            stubBehavior: Provider.immediatelyStub
+            stubClosure: Provider.immediatelyStub
         )
         let response = try await provider.request(.plain)
         #expect(response.statusCode == 418)
@@ -61,7 +61,7 @@ import Testing
                     Data("made".utf8))
             }
         }
-        let provider = Provider<Target>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Target>(stubClosure: Provider.immediatelyStub)
         let response = try await provider.request(Target())
         #expect(response.statusCode == 201)
         #expect(response.value(forHTTPHeaderField: "x-rate-limit") == "10")
@@ -74,7 +74,7 @@ import Testing
             var path: String { "" }
             var sampleResponse: SampleResponse { .networkError(URLError(.notConnectedToInternet)) }
         }
-        let provider = Provider<Target>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Target>(stubClosure: Provider.immediatelyStub)
         await #expect {
             try await provider.request(Target())
         } throws: { error in
@@ -86,7 +86,7 @@ import Testing
     @Test func stubBehaviorIsChosenPerTarget() async throws {
         let transport = RecordingTransport(statusCode: 299)
         let provider = Provider<TestAPI>(
-            stubBehavior: { target in
+            stubClosure: { target in
                 if case .item = target { return .immediate }
                 return .never
             },
@@ -99,7 +99,7 @@ import Testing
 
     @Test func delayedStubWaitsOnTheProvidersClock() async throws {
         let clock = TestClock()
-        let provider = Provider<TestAPI>(stubBehavior: Provider.delayedStub(.seconds(5)), clock: clock)
+        let provider = Provider<TestAPI>(stubClosure: Provider.delayedStub(.seconds(5)), clock: clock)
         let request = Task { try await provider.request(.item(id: 2)) }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(4))
@@ -113,7 +113,7 @@ import Testing
         let clock = TestClock()
         let log = EventLog()
         let provider = Provider<TestAPI>(
-            stubBehavior: { target in
+            stubClosure: { target in
                 if case .item(let id) = target { return .delayed(.seconds(id)) }
                 return .immediate
             },
@@ -138,7 +138,7 @@ import Testing
 
     @Test func cancellingADelayedStubThrowsCancelled() async {
         let clock = TestClock()
-        let provider = Provider<TestAPI>(stubBehavior: Provider.delayedStub(.seconds(60)), clock: clock)
+        let provider = Provider<TestAPI>(stubClosure: Provider.delayedStub(.seconds(60)), clock: clock)
         let request = Task { try await provider.request(.plain) }
         await clock.waitForSleepers(1)
         request.cancel()
@@ -155,12 +155,12 @@ import Testing
             var path: String { "echo" }
         }
         let provider = Provider<Echo>(
-            endpointMapping: { target in
+            endpointClosure: { target in
                 var endpoint = try Endpoint(target: target)
-                endpoint.sampleResponse = { .networkResponse(200, Data("\(seed)-\(target.value)".utf8)) }
+                endpoint.sampleResponseClosure = { .networkResponse(200, Data("\(seed)-\(target.value)".utf8)) }
                 return endpoint
             },
-            stubBehavior: Provider.immediatelyStub
+            stubClosure: Provider.immediatelyStub
         )
         try await withThrowingTaskGroup(of: Void.self) { group in
             for value in 0..<20 {

@@ -76,7 +76,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let inner = folder.url.appendingPathComponent("in")
-        let response = try await Provider<Target>(stubBehavior: Provider.immediatelyStub).request(Target(folder: inner))
+        let response = try await Provider<Target>(stubClosure: Provider.immediatelyStub).request(Target(folder: inner))
         #expect(response.fileURL?.path == inner.standardizedFileURL.appendingPathComponent("evil.sh").path)
         #expect(folder.contents == ["in"])
     }

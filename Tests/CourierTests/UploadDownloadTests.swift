@@ -84,7 +84,7 @@ import Testing
         let destination = DownloadDestination.folder(folder.url.appendingPathComponent("nested/dir")) { _, _ in
             "report.pdf"
         }
-        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         let response = try await provider.request(Download(destination: destination))
         let saved = try #require(response.fileURL)
         #expect(saved.lastPathComponent == "report.pdf")
@@ -114,7 +114,7 @@ import Testing
         defer { folder.remove() }
         let existing = try folder.file("report.pdf", contents: Data("old".utf8))
         let keep = DownloadDestination.folder(folder.url) { _, _ in "report.pdf" }
-        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         await #expect {
             try await provider.request(Download(destination: keep))
         } throws: { error in
@@ -135,7 +135,7 @@ import Testing
         defer { folder.remove() }
         let inner = folder.url.appendingPathComponent("inner")
         try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
-        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         await #expect {
             try await provider.request(Download(destination: .folder(inner) { _, _ in name }))
         } throws: { error in
@@ -157,7 +157,7 @@ import Testing
         }
         try FileManager.default.createSymbolicLink(
             at: folder.url.appendingPathComponent("link"), withDestinationURL: outside.url)
-        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         await #expect(throws: CourierError.self) {
             try await provider.request(Download(destination: .folder(folder.url) { _, _ in "link/stolen.txt" }))
         }
@@ -167,7 +167,7 @@ import Testing
     @Test func nestedNamesInsideTheFolderAreFine() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         let response = try await provider.request(
             Download(destination: .folder(folder.url) { _, _ in "a/./b/c.txt" }))
         #expect(
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func customDestinationMustBeAFileURL() async {
-        let provider = Provider<Download>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         await #expect {
             try await provider.request(Download(destination: .custom { _, _ in URL(string: "https://x.example/f")! }))
         } throws: { error in

@@ -18,7 +18,7 @@ import Testing
 
     @Test(arguments: [(200, true), (299, true), (300, false), (404, false), (500, false)])
     func stubbedResponsesAreValidatedWithTheResponseAttached(code: Int, accepted: Bool) async {
-        let provider = Provider<TestAPI>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
         do {
             let response = try await provider.request(.validated(code, .successCodes))
             #expect(accepted)

@@ -35,7 +35,7 @@ let benchmarks: @Sendable () -> Void = {
     let target = Small()
 
     Benchmark("StubbedRequestNoPlugins") { benchmark in
-        let provider = Provider<Small>(stubBehavior: Provider.immediatelyStub)
+        let provider = Provider<Small>(stubClosure: Provider.immediatelyStub)
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {
             blackHole(try await provider.request(target))
@@ -44,7 +44,7 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("StubbedRequestThreePlugins") { benchmark in
         let provider = Provider<Small>(
-            stubBehavior: Provider.immediatelyStub,
+            stubClosure: Provider.immediatelyStub,
             plugins: threePlugins())
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations {

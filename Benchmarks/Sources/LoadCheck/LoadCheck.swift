@@ -263,7 +263,7 @@ struct LoadCheck {
             ("stub-3-plugins", threePlugins()),
         ]
         for (label, plugins) in configurations {
-            let provider = Provider<Small>(stubBehavior: Provider.immediatelyStub, plugins: plugins)
+            let provider = Provider<Small>(stubClosure: Provider.immediatelyStub, plugins: plugins)
             for _ in 0..<2_000 { _ = try await provider.request(target) }
             var best = 0.0
             for _ in 0..<3 {

@@ -78,7 +78,7 @@ extension LoadCheck {
         func run(_ count: Int) async throws -> Weak<Provider<Item16>> {
             let provider = Provider<Item16>(
                 transport: InstantTransport(),
-                plugins: threePlugins() + [NetworkActivity()],
+                plugins: threePlugins() + [NetworkActivityPlugin()],
                 deduplication: .enabled,
                 retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .microseconds(10)))
             let started = Counter()

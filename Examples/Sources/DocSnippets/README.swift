@@ -74,13 +74,13 @@ extension GitHub {
 
 func configuredProvider() -> Provider<GitHub> {
     Provider<GitHub>(
-        endpointMapping: { target in try Endpoint(target: target).adding(headers: ["X-App": "1"]) },
-        requestMapping: { endpoint in
+        endpointClosure: { target in try Endpoint(target: target).adding(headers: ["X-App": "1"]) },
+        requestClosure: { endpoint in
             var request = try endpoint.urlRequest()
             request.setValue("Bearer \(try await tokens.current())", forHTTPHeaderField: "Authorization")
             return request
         },
-        stubBehavior: Provider.neverStub,
+        stubClosure: Provider.neverStub,
         transport: URLSessionTransport(),
         plugins: [MyLogger()],
         clock: ContinuousClock(),
@@ -151,7 +151,7 @@ struct Signer: Plugin {
 }
 
 func builtInPlugins() {
-    let activity = NetworkActivity()
+    let activity = NetworkActivityPlugin()
     let provider = Provider<GitHub>(plugins: [
         .logger(.verbose),  // through a closure; stderr by default
         .accessToken { _ in try await keychain.token() },  // for AccessTokenAuthorizable targets

@@ -79,7 +79,7 @@ struct Quickstart {
     static func main() async {
         let live = Configuration.liveURL != nil
         let provider = Provider<HTTPBinAPI>(
-            stubBehavior: live ? Provider.neverStub : Provider.immediatelyStub,
+            stubClosure: live ? Provider.neverStub : Provider.immediatelyStub,
             timeout: .seconds(10)
         )
         print(

@@ -14,7 +14,7 @@ public struct TodoClient: Sendable {
         if let transport {
             provider = Provider(transport: transport, timeout: .seconds(15))
         } else {
-            provider = Provider(stubBehavior: Provider.immediatelyStub)
+            provider = Provider(stubClosure: Provider.immediatelyStub)
         }
     }
 

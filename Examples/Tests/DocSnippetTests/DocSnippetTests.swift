@@ -8,7 +8,7 @@ import TodoAPI
 @testable import DocSnippets
 
 @Test func showsTheUser() async throws {
-    let provider = Provider<GitHub>(stubBehavior: Provider.immediatelyStub)
+    let provider = Provider<GitHub>(stubClosure: Provider.immediatelyStub)
     let user = try await provider.request(.user("ada")).map(User.self)
     #expect(user.login == "ada")
 }

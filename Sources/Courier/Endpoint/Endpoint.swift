@@ -17,7 +17,15 @@ public struct Endpoint: Sendable {
     /// Header fields. Names are matched without regard to case when headers are added.
     public var headers: [String: String]
     /// Produces the answer used when the request is stubbed. Called only for stubbed requests.
-    public var sampleResponse: @Sendable () -> SampleResponse
+    public var sampleResponseClosure: @Sendable () -> SampleResponse
+
+    /// Renamed ``sampleResponseClosure`` (Moya's name): it is a closure, while
+    /// ``TargetType/sampleResponse`` is a value.
+    @available(*, unavailable, renamed: "sampleResponseClosure")
+    public var sampleResponse: @Sendable () -> SampleResponse {
+        get { sampleResponseClosure }
+        set { sampleResponseClosure = newValue }
+    }
 
     /// Creates an endpoint.
     /// - Parameters:
@@ -25,19 +33,19 @@ public struct Endpoint: Sendable {
     ///   - method: The HTTP method. Default: `.get`.
     ///   - task: The body and parameters. Default: `.plain`.
     ///   - headers: Header fields. Default: none.
-    ///   - sampleResponse: The stubbed answer. Default: status 200 with an empty body.
+    ///   - sampleResponseClosure: The stubbed answer. Default: status 200 with an empty body.
     public init(
         url: URL,
         method: HTTPMethod = .get,
         task: HTTPTask = .plain,
         headers: [String: String] = [:],
-        sampleResponse: @escaping @Sendable () -> SampleResponse = { .networkResponse(200, Data()) }
+        sampleResponseClosure: @escaping @Sendable () -> SampleResponse = { .networkResponse(200, Data()) }
     ) {
         self.url = url
         self.method = method
         self.task = task
         self.headers = headers
-        self.sampleResponse = sampleResponse
+        self.sampleResponseClosure = sampleResponseClosure
     }
 
     /// Creates the default endpoint for a target: its URL (see ``TargetType/path``), method, task,
@@ -51,7 +59,7 @@ public struct Endpoint: Sendable {
             method: target.method,
             task: target.task,
             headers: target.headers,
-            sampleResponse: { target.sampleResponse }
+            sampleResponseClosure: { target.sampleResponse }
         )
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-extension Plugin where Self == NetworkLogger {
-    /// A ``NetworkLogger``.
+extension Plugin where Self == NetworkLoggerPlugin {
+    /// A ``NetworkLoggerPlugin``.
     /// - Parameters:
     ///   - options: What to log. Default: method, URL and status.
     ///   - redactedHeaders: Headers to redact besides `Authorization`, `Proxy-Authorization`,
@@ -10,10 +10,10 @@ extension Plugin where Self == NetworkLogger {
     ///   - output: Where lines go. Default: standard error.
     /// - Returns: The plugin.
     public static func logger(
-        _ options: NetworkLogger.Options = .default, redactedHeaders: Set<String> = [],
-        maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLogger.standardError
-    ) -> NetworkLogger {
-        NetworkLogger(
+        _ options: NetworkLoggerPlugin.Options = .default, redactedHeaders: Set<String> = [],
+        maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
+    ) -> NetworkLoggerPlugin {
+        NetworkLoggerPlugin(
             configuration: .init(
                 options: options, redactedHeaders: redactedHeaders, maxBodyBytes: maxBodyBytes, output: output))
     }
@@ -41,13 +41,21 @@ extension Plugin where Self == CredentialsPlugin {
     }
 }
 
-extension Plugin where Self == NetworkActivity {
-    /// A ``NetworkActivity`` tracker.
+extension Plugin where Self == NetworkActivityPlugin {
+    /// A ``NetworkActivityPlugin`` tracker.
     /// - Parameter onChange: Called when a request begins or ends.
     /// - Returns: The plugin.
     public static func networkActivity(
-        _ onChange: @escaping @Sendable (NetworkActivity.Change, any TargetType) -> Void = { _, _ in }
-    ) -> NetworkActivity {
-        NetworkActivity(onChange: onChange)
+        _ onChange: @escaping @Sendable (NetworkActivityPlugin.Change, any TargetType) -> Void = { _, _ in }
+    ) -> NetworkActivityPlugin {
+        NetworkActivityPlugin(onChange: onChange)
     }
 }
+
+/// Renamed ``NetworkLoggerPlugin``: every built-in plugin's name ends in `Plugin`, as in Moya.
+@available(*, unavailable, renamed: "NetworkLoggerPlugin")
+public typealias NetworkLogger = NetworkLoggerPlugin
+
+/// Renamed ``NetworkActivityPlugin``: every built-in plugin's name ends in `Plugin`, as in Moya.
+@available(*, unavailable, renamed: "NetworkActivityPlugin")
+public typealias NetworkActivity = NetworkActivityPlugin

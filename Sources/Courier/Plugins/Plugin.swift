@@ -28,6 +28,13 @@ import Foundation
 /// all of them.
 ///
 /// Plugins receive the target a ``MultiTarget`` wraps, not the wrapper.
+///
+/// ## Two spellings of each hook
+/// Every hook comes in a Moya-style form that receives the target, and a form that receives a
+/// ``RequestContext``: the call's ``RequestContext/id`` (the same in every hook of one call), its
+/// target and its attempt number. The provider calls the context form; by default it calls the
+/// target form, so implement whichever you need. `didFinish` comes only with a context: it runs
+/// last, once per call, with the call's ``RequestMetrics``.
 public protocol Plugin: Sendable {
     /// Changes the request before it is sent (add headers, sign it). Default: returns it unchanged.
     /// - Parameters:
@@ -71,6 +78,33 @@ public protocol Plugin: Sendable {
         _ result: Result<Response, CourierError>, target: any TargetType
     ) async
         -> Result<Response, CourierError>
+
+    /// `prepare`, with the call's context. Default: `prepare(request, target: context.target)`.
+    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest
+
+    /// `willSend`, with the call's context. Default: `willSend(request, target: context.target)`.
+    func willSend(_ request: URLRequest, context: RequestContext) async
+
+    /// `didReceive`, with the call's context. Default: `didReceive(result, target: context.target)`.
+    func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async
+
+    /// `willRetry`, with the call's context; the attempt that failed is `context.attempt`.
+    /// Default: `willRetry(request, after: error, attempt: context.attempt, delay: delay, target: context.target)`.
+    func willRetry(_ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext) async
+
+    /// `process`, with the call's context. Default: `process(result, target: context.target)`.
+    func process(
+        _ result: Result<Response, CourierError>, context: RequestContext
+    ) async
+        -> Result<Response, CourierError>
+
+    /// Called once when the call ends, after every `process`, with its final result (what the
+    /// caller gets) and what happened (``RequestMetrics``), for failed calls too. Default: nothing.
+    /// - Parameters:
+    ///   - result: The final result; a response in it carries `metrics` too.
+    ///   - metrics: Attempts, waits, refreshes, and time in mappings and plugins.
+    ///   - context: The call.
+    func didFinish(_ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext) async
 }
 
 extension Plugin {
@@ -93,4 +127,36 @@ extension Plugin {
     {
         result
     }
+}
+
+extension Plugin {
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+        try await prepare(request, target: context.target)
+    }
+
+    public func willSend(_ request: URLRequest, context: RequestContext) async {
+        await willSend(request, target: context.target)
+    }
+
+    public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
+        await didReceive(result, target: context.target)
+    }
+
+    public func willRetry(
+        _ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext
+    ) async {
+        await willRetry(request, after: error, attempt: context.attempt, delay: delay, target: context.target)
+    }
+
+    public func process(
+        _ result: Result<Response, CourierError>, context: RequestContext
+    ) async
+        -> Result<Response, CourierError>
+    {
+        await process(result, target: context.target)
+    }
+
+    public func didFinish(
+        _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
+    ) async {}
 }

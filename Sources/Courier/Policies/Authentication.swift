@@ -67,16 +67,15 @@ public enum AuthenticationFailure: Error, Sendable, CustomStringConvertible {
 }
 
 /// A request signed with a given version of the credential.
-public struct SignedRequest: Sendable {
+struct SignedRequest: Sendable {
     /// The signed request.
-    public let request: URLRequest
+    let request: URLRequest
     /// Which credential signed it: bumped by each refresh.
     let generation: Int
 }
 
-/// What a provider needs from an authentication. ``Authentication`` implements it; you do not
-/// need to.
-public protocol RequestAuthentication: Sendable {
+/// What a provider needs from an authentication; ``Authentication`` is the one implementation.
+protocol RequestAuthentication: Sendable {
     /// Signs `request` with the current credential, first waiting for a refresh in progress.
     func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest
     /// Whether `response` means the credential was refused.
@@ -148,7 +147,7 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// How many requests are waiting for the running refresh (for tests).
     var refreshWaiterCount: Int { refreshWaiters }
 
-    public func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
+    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
         if let refreshing {
             // Do not go out with a credential that is being replaced.
             try await wait(for: refreshing)
@@ -158,11 +157,11 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         return SignedRequest(request: signed, generation: generation)
     }
 
-    public nonisolated func requiresRefresh(_ response: Response) -> Bool {
+    nonisolated func requiresRefresh(_ response: Response) -> Bool {
         authenticator.requiresRefresh(response)
     }
 
-    public func refresh(after request: SignedRequest) async throws(CourierError) {
+    func refresh(after request: SignedRequest) async throws(CourierError) {
         // Already refreshed since this request was signed: just sign it again.
         if request.generation < generation { return }
         if let refreshing {

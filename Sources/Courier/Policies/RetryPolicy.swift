@@ -17,7 +17,10 @@ import Foundation
 /// `baseDelay × multiplier^(n − 1)`, capped at ``maxDelay``, then jittered; a `Retry-After` header
 /// (seconds or an HTTP date) replaces it, capped at ``maxDelay`` too. Waits use the provider's
 /// clock, and cancelling the request during one ends it at once. When a request was sent more than
-/// once and still failed, the error is ``CourierError/retryLimitReached(attempts:lastError:)``.
+/// once and its last attempt failed in a way this policy retries (so the attempt limit is what stopped
+/// it), the error is ``CourierError/retryLimitReached(attempts:lastError:)``; any other failure
+/// arrives as itself. A credential refresh (``Authentication``) is not an attempt: see
+/// <doc:RetriesAndAuthentication> for how the two compose.
 public struct RetryPolicy: Sendable, Hashable {
     /// How waits are randomized, so many clients do not retry in step.
     public enum Jitter: Sendable, Hashable {
@@ -72,7 +75,12 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Never retry (the provider's default).
-    public static let none = RetryPolicy(maxAttempts: 1)
+    public static let disabled = RetryPolicy(maxAttempts: 1)
+
+    /// Renamed ``disabled``: in a target's `var retryPolicy: RetryPolicy?`, `.none` is
+    /// `Optional.none`, which means "use the provider's policy", the opposite of what it reads as.
+    @available(*, unavailable, renamed: "disabled", message: "write `.disabled` to never retry, or `nil` to use the provider's policy")
+    public static var none: RetryPolicy { disabled }
     /// The defaults: 3 attempts of idempotent requests, 0.5 s then 1 s (jittered), at most 30 s.
     public static let `default` = RetryPolicy()
 
@@ -100,8 +108,11 @@ public struct RetryPolicy: Sendable, Hashable {
     public func decision(
         after error: CourierError, request: URLRequest, attempt: Int, now: Date = Date()
     ) -> Decision {
+        decision(after: error, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"), attempt: attempt, now: now)
+    }
+
+    func decision(after error: CourierError, method: HTTPMethod, attempt: Int, now: Date) -> Decision {
         guard attempt < maxAttempts, isRetryable(error) else { return .doNotRetry }
-        let method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         if let methods, !methods.contains(method) { return .doNotRetry }
         if respectsRetryAfter, let header = error.response?.value(forHTTPHeaderField: "Retry-After"),
             let wait = Self.retryAfter(header, now: now)

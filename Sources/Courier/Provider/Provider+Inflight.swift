@@ -50,17 +50,20 @@ struct InflightEntry {
 }
 
 /// Identifies one waiting caller, so it can leave alone.
-final class InflightWaiter: Sendable {}
+final class InflightWaiter: Sendable {
+    /// Whether the caller joined an exchange already in flight rather than starting it.
+    let joined = Locked(false)
+}
 
 extension Provider {
     /// Waits for the shared exchange for `key`, starting it if this caller is the first. Each caller
     /// can cancel alone: it gets ``CourierError/cancelled`` at once and the others keep waiting; the
     /// last one to leave cancels the exchange.
     nonisolated func shared(
-        _ key: InflightKey, exchange: @escaping @Sendable () async -> Result<Response, CourierError>
+        _ key: InflightKey, waiter: InflightWaiter,
+        exchange: @escaping @Sendable () async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {
-        let waiter = InflightWaiter()
-        return await withTaskCancellationHandler {
+        await withTaskCancellationHandler {
             await join(key, waiter: waiter, exchange: exchange)
         } onCancel: {
             Task { await self.leave(key, waiter: waiter) }
@@ -80,6 +83,7 @@ extension Provider {
             let id = ObjectIdentifier(waiter)
             if inflight[key] != nil {
                 inflight[key]?.waiters[id] = continuation
+                waiter.joined.withLock { $0 = true }
                 return
             }
             let entryID = nextInflightID
@@ -105,7 +109,8 @@ extension Provider {
     }
 
     /// Answers a cancelled caller at once; cancels the exchange when it was the last one waiting.
-    private func leave(_ key: InflightKey, waiter: InflightWaiter) {
+    /// Does nothing for a caller that already left or was answered.
+    func leave(_ key: InflightKey, waiter: InflightWaiter) {
         let id = ObjectIdentifier(waiter)
         guard var entry = inflight[key], let continuation = entry.waiters.removeValue(forKey: id) else { return }
         continuation.resume(returning: .failure(.cancelled))

@@ -25,142 +25,223 @@ extension Provider {
         }
     }
 
+    /// The driver: runs the stages before the first send, then does what the call's
+    /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
     private nonisolated func performStages(
         _ target: Target, progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
-        let pluginTarget = plugins.isEmpty ? target : target.pluginTarget
-
+        var call = CallRecord(target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
         let endpoint: Endpoint
-        var request: URLRequest
+        let request: URLRequest
         do {
-            try Self.checkCancellation()
-            endpoint = try await endpointMapping(target)
-            try Self.checkCancellation()
-            request = try await requestMapping(endpoint)
-            for plugin in plugins {
-                try Self.checkCancellation()
-                request = try await plugin.prepare(request, target: pluginTarget)
-            }
-            try Self.checkCancellation()
+            (endpoint, request) = try await prepare(target, call: &call)
         } catch {
-            let failure = Self.failure(from: error)
-            if failure.isCancellation {
-                return await finish(.failure(failure), target: pluginTarget)
-            }
-            // Nothing was sent: willSend and didReceive are skipped, process still runs.
-            return await process(.failure(failure), target: pluginTarget)
+            return await end(.failure(error), report: error.isCancellation, call: &call)
         }
-
-        let policy = target.retryPolicy ?? retryPolicy
-        var sends = 0
-        var refreshedOnce = false
-        var result: Result<Response, CourierError>
-        attempts: while true {
-            var outgoing = request
-            var signed: SignedRequest?
-            if let authentication {
-                do {
-                    signed = try await authentication.sign(request)
-                    outgoing = signed?.request ?? request
+        var machine = CallStateMachine(
+            policy: target.retryPolicy ?? retryPolicy, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"))
+        var signed: SignedRequest?
+        var action = machine.start()
+        while true {
+            switch action {
+            case .send(let attempt):
+                call.context.attempt = attempt
+                guard !Task.isCancelled else {
+                    action = machine.cancelled()
+                    continue
+                }
+                action = await self.attempt(
+                    request, endpoint: endpoint, target: target, progress: progress, signed: &signed,
+                    machine: &machine, call: &call)
+            case .refresh:
+                let begun = elapsed()
+                var failure: CourierError?
+                do throws(CourierError) {
+                    if let authentication, let signed { try await authentication.refresh(after: signed) }
                 } catch {
-                    result = .failure(Self.failure(from: error))
-                    if result.failure?.isCancellation == true {
-                        return await finish(result, target: pluginTarget)
-                    }
-                    break attempts
+                    failure = error
                 }
-            }
-            // The request that goes on the wire, after every stage that can change it.
-            do {
-                try RequestValidation.validate(outgoing)
-            } catch {
-                return await process(.failure(error), target: pluginTarget)
-            }
-            sends += 1
-            for plugin in plugins {
-                await plugin.willSend(outgoing, target: pluginTarget)
-            }
-            result = await send(outgoing, endpoint: endpoint, target: target, progress: progress)
-            if case .failure(.underlying) = result, Task.isCancelled {
-                // A transport may report a cancelled transfer with an error of its own.
-                result = .failure(.cancelled)
-            }
-            for plugin in plugins {
-                await plugin.didReceive(result, target: pluginTarget)
-            }
-            if result.failure?.isCancellation == true { break attempts }
-
-            // A refused credential: refresh it (once for all requests that found it refused) and
-            // send this request once more with the new one. Not counted against the retry policy.
-            if let authentication, let signed, !refreshedOnce,
-                let response = result.success ?? result.failure?.response,
-                authentication.requiresRefresh(response)
-            {
-                refreshedOnce = true
-                do {
-                    try await authentication.refresh(after: signed)
-                    continue attempts
-                } catch {
-                    result = .failure(Self.failure(from: error))
-                    break attempts
+                call.metrics.refreshes += 1
+                call.metrics.refreshTime += elapsed() - begun
+                action = machine.refreshEnded(failure)
+            case .wait(let delay, _, let error):
+                await call.hooks(self) { plugin, context in
+                    await plugin.willRetry(signed?.request ?? request, after: error, delay: delay, context: context)
                 }
-            }
-
-            guard case .failure(let error) = result else { break attempts }
-            switch policy.decision(after: error, request: outgoing, attempt: sends - (refreshedOnce ? 1 : 0)) {
-            case .doNotRetry:
-                break attempts
-            case .retry(let delay):
-                for plugin in plugins {
-                    await plugin.willRetry(outgoing, after: error, attempt: sends, delay: delay, target: pluginTarget)
-                }
+                let begun = elapsed()
                 do {
                     try await clock.sleep(for: delay)
+                    action = machine.waitEnded()
                 } catch {
-                    // Cancelled while waiting: the request ends now.
-                    return await finish(.failure(.cancelled), target: pluginTarget)
+                    action = machine.cancelled()
                 }
+                call.metrics.waits.append(elapsed() - begun)
+            case .finish(let result, let report):
+                return await end(result, report: report, call: &call)
+            case .none:
+                return await end(.failure(.invalidUse("the call's state machine is out of step")), report: true, call: &call)
             }
         }
-        if sends > 1, case .failure(let error) = result, !error.isCancellation {
-            result = .failure(.retryLimitReached(attempts: sends, lastError: error))
+    }
+
+    /// Target → endpoint → request → plugins' `prepare`, checking for cancellation between stages.
+    private nonisolated func prepare(
+        _ target: Target, call: inout CallRecord
+    ) async throws(CourierError) -> (Endpoint, URLRequest) {
+        do {
+            let begun = elapsed()
+            try Self.checkCancellation()
+            let endpoint = try await endpointClosure(target)
+            try Self.checkCancellation()
+            var request = try await requestClosure(endpoint)
+            call.metrics.mapping = elapsed() - begun
+            for plugin in plugins {
+                try Self.checkCancellation()
+                let begun = elapsed()
+                request = try await plugin.prepare(request, context: call.context)
+                call.metrics.plugins += elapsed() - begun
+            }
+            try Self.checkCancellation()
+            return (endpoint, request)
+        } catch {
+            throw Self.failure(from: error)
         }
-        return await process(result, target: pluginTarget)
+    }
+
+    /// One attempt: sign, check the final request, `willSend`, send, `didReceive`; returns what
+    /// the state machine says next.
+    private nonisolated func attempt(
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?,
+        signed: inout SignedRequest?, machine: inout CallStateMachine, call: inout CallRecord
+    ) async -> CallStateMachine.Action {
+        var outgoing = request
+        signed = nil
+        do throws(CourierError) {
+            if let authentication {
+                let signature = try await authentication.sign(request)
+                signed = signature
+                outgoing = signature.request
+            }
+            // The request that goes on the wire, after every stage that can change it.
+            try RequestValidation.validate(outgoing)
+        } catch {
+            return machine.notSent(Self.failure(from: error))
+        }
+        await call.hooks(self) { plugin, context in await plugin.willSend(outgoing, context: context) }
+        let begun = elapsed()
+        var (result, exchanged) = await send(outgoing, endpoint: endpoint, target: target, progress: progress)
+        if case .failure(.underlying) = result, Task.isCancelled {
+            // A transport may report a cancelled transfer with an error of its own.
+            result = .failure(.cancelled)
+        }
+        let response = result.success ?? result.failure?.response
+        call.metrics.append(
+            RequestMetrics.Attempt(
+                number: call.context.attempt, afterRefresh: machine.refreshed, stubbed: exchanged.stubbed,
+                joinedSharedRequest: exchanged.joined, start: begun - call.start,
+                responseStart: response?.transferMetrics?.responseStart.map { $0 - call.start },
+                end: elapsed() - call.start, statusCode: response?.statusCode, transfer: response?.transferMetrics))
+        await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
+        let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
+        return machine.attemptEnded(result, credentialRefused: refused)
+    }
+
+    /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
+    private nonisolated func end(
+        _ result: Result<Response, CourierError>, report: Bool, call: inout CallRecord
+    ) async -> Result<Response, CourierError> {
+        var result = result
+        if report {
+            await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
+        }
+        for plugin in plugins {
+            let begun = elapsed()
+            result = await plugin.process(result, context: call.context)
+            call.metrics.plugins += elapsed() - begun
+        }
+        call.metrics.total = elapsed() - call.start
+        let metrics = call.metrics
+        result = result.map { $0.with(metrics) }.mapError { $0.with(metrics) }
+        for plugin in plugins {
+            await plugin.didFinish(result, metrics: metrics, context: call.context)
+        }
+        return result
     }
 
     /// Sends through the stub or the transport (shared with identical requests in flight when the
-    /// policy says so), validates for this caller's target, and saves a download.
+    /// policy says so), within this caller's deadline, validates for this caller's target, and
+    /// saves a download.
     private nonisolated func send(
         _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
-    ) async -> Result<Response, CourierError> {
+    ) async -> (Result<Response, CourierError>, Exchanged) {
         let policy = target.deduplication ?? deduplication
         let limits = target.limits ?? limits
-        let exchanged: Result<Response, CourierError>
+        let deadline = target.timeout ?? timeout
+        let behavior = stubClosure(target)
+        var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         guard let destination = endpoint.task.downloadDestination else {
+            let result: Result<Response, CourierError>
             if policy != .disabled, progress == nil,
                 policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
                 let key = InflightKey(request, task: endpoint.task)
             {
-                exchanged = await shared(key) {
-                    await self.exchange(
-                        request, endpoint: endpoint, target: target, limits: limits, download: nil, progress: nil)
+                // Each caller waits within its own deadline: when it passes, this caller leaves
+                // (as if cancelled) and the shared exchange goes on for the others.
+                let waiter = InflightWaiter()
+                result = await within(deadline) {
+                    await self.shared(key, waiter: waiter) {
+                        await self.exchange(
+                            request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
+                            download: nil, progress: nil)
+                    }
                 }
+                if result.failure.map({ $0.isCancellation || $0.isTimeout }) == true {
+                    // Answered by its deadline or a cancel: it has left (and cancelled the
+                    // exchange if it was the last one) before it returns.
+                    await leave(key, waiter: waiter)
+                }
+                exchanged.joined = waiter.joined.withLock { $0 }
             } else {
-                exchanged = await exchange(
-                    request, endpoint: endpoint, target: target, limits: limits, download: nil, progress: progress)
+                result = await within(deadline) {
+                    await self.exchange(
+                        request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
+                        download: nil, progress: progress)
+                }
             }
-            return Self.validate(exchanged, for: target)
+            return (Self.validate(result, for: target), exchanged)
         }
         // The temporary file is named here, so that whatever ends the exchange (a deadline that
         // passes as the body completes, a cancel, a failure) it never stays behind.
         let temporary = TemporaryFiles.newDownloadURL()
-        exchanged = await exchange(
-            request, endpoint: endpoint, target: target, limits: limits, download: temporary, progress: progress)
-        let saved = Self.saveDownload(Self.validate(exchanged, for: target), to: destination)
+        let result = await within(deadline) {
+            await self.exchange(
+                request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
+                download: temporary, progress: progress)
+        }
+        let saved = Self.saveDownload(Self.validate(result, for: target), to: destination)
         if saved.success?.fileURL != temporary {
             try? FileManager.default.removeItem(at: temporary)
         }
-        return saved
+        return (saved, exchanged)
+    }
+
+    /// How an attempt was answered, for its metrics.
+    struct Exchanged {
+        var stubbed: Bool
+        var joined: Bool
+    }
+
+    /// Runs `exchange` within `deadline`, if there is one. A download that completes as the
+    /// deadline passes is removed, not left behind.
+    private nonisolated func within(
+        _ deadline: Duration?, _ exchange: @escaping @Sendable () async -> Result<Response, CourierError>
+    ) async -> Result<Response, CourierError> {
+        guard let deadline else { return await exchange() }
+        return await Deadline.run(
+            within: deadline, timer: deadlines,
+            discarded: { response in
+                if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
+            }, exchange)
     }
 
     private static func validate(
@@ -171,62 +252,45 @@ extension Provider {
         }
     }
 
-    /// The stub or the transport, within the deadline.
+    /// The transport, or the sample transport for a stubbed target: one path for both.
     private nonisolated func exchange(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, limits: Limits, download: URL?,
-        progress: ProgressReporter?
+        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, target: Target, limits: Limits,
+        download: URL?, progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
-        let behavior = stubBehavior(target)
-        let exchange: @Sendable () async -> Result<Response, CourierError> =
+        do {
+            let response: Response
             switch behavior {
             case .never:
-                { [transport] in
-                    do {
-                        return .success(
-                            try await Self.transfer(
-                                request, task: endpoint.task, target: target.pluginTarget, over: transport,
-                                limits: limits, download: download, progress: progress))
-                    } catch {
-                        return .failure(Self.failure(from: error))
-                    }
-                }
+                response = try await Self.transfer(
+                    request, task: endpoint.task, target: target.pluginTarget, over: transport, limits: limits,
+                    download: download, progress: progress, elapsed: elapsed)
             case .immediate:
-                { Self.stubbed(request, endpoint: endpoint, download: download) }
+                response = try await Self.transfer(
+                    request, task: endpoint.task, target: target.pluginTarget,
+                    over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: nil, clock: clock),
+                    limits: limits, download: download, progress: progress, elapsed: elapsed)
             case .delayed(let delay):
-                { [clock] in
-                    do {
-                        try await clock.sleep(for: delay)
-                    } catch {
-                        return .failure(.cancelled)
-                    }
-                    return Self.stubbed(request, endpoint: endpoint, download: download)
-                }
+                response = try await Self.transfer(
+                    request, task: endpoint.task, target: target.pluginTarget,
+                    over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: delay, clock: clock),
+                    limits: limits, download: download, progress: progress, elapsed: elapsed)
             }
-        guard let deadline = target.timeout ?? timeout else { return await exchange() }
-        // A download that completes as the deadline passes is removed, not left behind.
-        return await Deadline.run(
-            within: deadline, timer: deadlines,
-            discarded: { response in
-                if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
-            }, exchange)
-    }
-
-    private static func stubbed(
-        _ request: URLRequest, endpoint: Endpoint, download: URL?
-    ) -> Result<Response, CourierError> {
-        Result { try StubResponder.response(for: request, endpoint: endpoint, download: download) }
-            .mapError { failure(from: $0) }
+            return .success(response)
+        } catch {
+            return .failure(Self.failure(from: error))
+        }
     }
 
     /// Builds the transfer for the task (file body, multipart body built off Swift's thread pool,
     /// in memory or through a temporary file, download to its temporary file), checks the
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
-    private static func transfer(
-        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: any Transport,
-        limits: Limits, download: URL?, progress: ProgressReporter?
+    private static func transfer<T: Transport>(
+        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
+        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration
     ) async throws -> Response {
         try RequestValidation.validateDestination(request.url, limits: limits)
         var transfer = Transfer(request: request, target: target, limits: limits)
+        transfer.elapsed = elapsed
         var temporaryBody: URL?
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
@@ -303,26 +367,6 @@ extension Provider {
         }
     }
 
-    /// `didReceive` then `process`.
-    private nonisolated func finish(
-        _ result: Result<Response, CourierError>, target: any TargetType
-    ) async -> Result<Response, CourierError> {
-        for plugin in plugins {
-            await plugin.didReceive(result, target: target)
-        }
-        return await process(result, target: target)
-    }
-
-    private nonisolated func process(
-        _ result: Result<Response, CourierError>, target: any TargetType
-    ) async -> Result<Response, CourierError> {
-        var result = result
-        for plugin in plugins {
-            result = await plugin.process(result, target: target)
-        }
-        return result
-    }
-
     private static func checkCancellation() throws(CourierError) {
         if Task.isCancelled { throw .cancelled }
     }
@@ -342,17 +386,19 @@ enum TemporaryFiles {
     }
 }
 
-/// Turns a sample response into the response a stubbed request answers with.
-enum StubResponder {
-    /// The endpoint's sample response; for a download, its body is saved to the temporary file
-    /// `download` as a real download would be.
-    static func response(for request: URLRequest, endpoint: Endpoint, download: URL?) throws -> Response {
-        let response = try response(for: request, sample: endpoint.sampleResponse())
-        guard let file = download else { return response }
-        try response.data.write(to: file)
-        return Response(
-            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
-            fileURL: file)
+/// The transport a stubbed request goes through: it answers with the endpoint's sample response
+/// (after `delay` on the provider's clock), and the same transfer path as the network's does the
+/// rest (file bodies, multipart bodies, downloads, progress, limits).
+struct SampleTransport: Transport {
+    let sample: @Sendable () -> SampleResponse
+    let delay: Duration?
+    let clock: any Clock<Duration>
+
+    func send(_ request: URLRequest) async throws -> Response {
+        if let delay {
+            do { try await clock.sleep(for: delay) } catch { throw CourierError.cancelled }
+        }
+        return try SampleTransport.response(for: request, sample: sample())
     }
 
     static func response(for request: URLRequest, sample: SampleResponse) throws -> Response {
@@ -382,5 +428,29 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+/// One call's identity, metrics and start, carried through the driver.
+struct CallRecord {
+    var context: RequestContext
+    var metrics: RequestMetrics
+    /// When the call began (the provider's `elapsed`).
+    let start: Duration
+
+    init(target: any TargetType, start: Duration) {
+        context = RequestContext(target: target)
+        metrics = RequestMetrics(id: context.id)
+        self.start = start
+    }
+
+    /// Runs `body` for every plugin, in order, and counts the time.
+    mutating func hooks<Target>(
+        _ provider: Provider<Target>, _ body: (any Plugin, RequestContext) async -> Void
+    ) async {
+        guard !provider.plugins.isEmpty else { return }
+        let begun = provider.elapsed()
+        for plugin in provider.plugins { await body(plugin, context) }
+        metrics.plugins += provider.elapsed() - begun
     }
 }

@@ -18,18 +18,18 @@ import Foundation
 /// own provider can run in parallel without seeing each other.
 public actor Provider<Target: TargetType> {
     /// Turns a target into an endpoint. May suspend and may throw.
-    public typealias EndpointMapping = @Sendable (Target) async throws -> Endpoint
+    public typealias EndpointClosure = @Sendable (Target) async throws -> Endpoint
     /// Turns an endpoint into a request. May suspend (e.g. to fetch a token) and may throw.
-    public typealias RequestMapping = @Sendable (Endpoint) async throws -> URLRequest
+    public typealias RequestClosure = @Sendable (Endpoint) async throws -> URLRequest
     /// Decides, per target, whether to answer from the sample response.
     public typealias StubClosure = @Sendable (Target) -> StubBehavior
 
     /// The endpoint mapping.
-    public nonisolated let endpointMapping: EndpointMapping
+    public nonisolated let endpointClosure: EndpointClosure
     /// The request mapping.
-    public nonisolated let requestMapping: RequestMapping
+    public nonisolated let requestClosure: RequestClosure
     /// The stub decision.
-    public nonisolated let stubBehavior: StubClosure
+    public nonisolated let stubClosure: StubClosure
     /// The transport real requests go through.
     public nonisolated let transport: any Transport
     /// The plugins, in the order their hooks run.
@@ -50,13 +50,16 @@ public actor Provider<Target: TargetType> {
     public nonisolated let limits: Limits
     /// Every deadline of this provider, on its clock.
     nonisolated let deadlines: any DeadlineScheduling
+    /// The time since the provider was made, on its clock: what metrics are measured with.
+    nonisolated let elapsed: @Sendable () -> Duration
     /// Which identical in-flight requests are merged, unless a target says otherwise
     /// (``TargetType/deduplication``).
     public nonisolated let deduplication: Deduplication
     /// When failed requests are sent again, unless a target says otherwise (``TargetType/retryPolicy``).
     public nonisolated let retryPolicy: RetryPolicy
-    /// Signs requests and refreshes the credential when the server refuses it.
-    public nonisolated let authentication: (any RequestAuthentication)?
+    /// Signs requests and refreshes the credential when the server refuses it (an
+    /// ``Authentication``).
+    nonisolated let authentication: (any RequestAuthentication)?
 
     /// Requests in flight that others may join, by their prepared request. Only the actor touches
     /// it: joining, completing and leaving are each one step on the actor, so no caller can slip
@@ -74,9 +77,9 @@ public actor Provider<Target: TargetType> {
 
     /// Creates a provider.
     /// - Parameters:
-    ///   - endpointMapping: Target to endpoint. Default: ``defaultEndpointMapping(for:)``.
-    ///   - requestMapping: Endpoint to request. Default: ``defaultRequestMapping(for:)``.
-    ///   - stubBehavior: Whether to stub each target. Default: ``neverStub(_:)`` (always the network).
+    ///   - endpointClosure: Target to endpoint. Default: ``defaultEndpointMapping(for:)``.
+    ///   - requestClosure: Endpoint to request. Default: ``defaultRequestMapping(for:)``.
+    ///   - stubClosure: Whether to stub each target. Default: ``neverStub(_:)`` (always the network).
     ///   - transport: Where real requests go. Default: a new ``URLSessionTransport``.
     ///   - plugins: Hooks, run in this order. Default: none.
     ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
@@ -87,13 +90,11 @@ public actor Provider<Target: TargetType> {
     ///     ``Limits/default``.
     ///   - deduplication: Which identical requests in flight are merged. Default:
     ///     ``Deduplication/disabled``.
-    ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/none``.
-    ///   - authentication: Signs requests with a shared credential and refreshes it when refused
-    ///     (``Authentication``). Default: `nil`.
+    ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     public init(
-        endpointMapping: @escaping EndpointMapping = Provider.defaultEndpointMapping(for:),
-        requestMapping: @escaping RequestMapping = Provider.defaultRequestMapping(for:),
-        stubBehavior: @escaping StubClosure = Provider.neverStub(_:),
+        endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
+        requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
+        stubClosure: @escaping StubClosure = Provider.neverStub(_:),
         transport: any Transport = URLSessionTransport(),
         plugins: [any Plugin] = [],
         clock: any Clock<Duration> = ContinuousClock(),
@@ -101,12 +102,63 @@ public actor Provider<Target: TargetType> {
         callTimeout: Duration? = nil,
         limits: Limits = .default,
         deduplication: Deduplication = .disabled,
-        retryPolicy: RetryPolicy = .none,
-        authentication: (any RequestAuthentication)? = nil
+        retryPolicy: RetryPolicy = .disabled
     ) {
-        self.endpointMapping = endpointMapping
-        self.requestMapping = requestMapping
-        self.stubBehavior = stubBehavior
+        self.init(
+            endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+            transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, signer: nil)
+    }
+
+    /// Creates a provider whose requests are signed by `authentication`, which refreshes the
+    /// credential when the server refuses it.
+    /// - Parameters:
+    ///   - endpointClosure: Target to endpoint. Default: ``defaultEndpointMapping(for:)``.
+    ///   - requestClosure: Endpoint to request. Default: ``defaultRequestMapping(for:)``.
+    ///   - stubClosure: Whether to stub each target. Default: ``neverStub(_:)`` (always the network).
+    ///   - transport: Where real requests go. Default: a new ``URLSessionTransport``.
+    ///   - plugins: Hooks, run in this order. Default: none.
+    ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
+    ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
+    ///   - callTimeout: The deadline for the whole call, retries and refreshes included. Default:
+    ///     `nil` (none).
+    ///   - limits: Body sizes, decompression ratio, redirects and allowed schemes. Default:
+    ///     ``Limits/default``.
+    ///   - deduplication: Which identical requests in flight are merged. Default:
+    ///     ``Deduplication/disabled``.
+    ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
+    ///   - authentication: Signs requests with a shared credential and refreshes it when refused
+    ///     (``Authentication``).
+    public init<A: Authenticator>(
+        endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
+        requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
+        stubClosure: @escaping StubClosure = Provider.neverStub(_:),
+        transport: any Transport = URLSessionTransport(),
+        plugins: [any Plugin] = [],
+        clock: any Clock<Duration> = ContinuousClock(),
+        timeout: Duration? = nil,
+        callTimeout: Duration? = nil,
+        limits: Limits = .default,
+        deduplication: Deduplication = .disabled,
+        retryPolicy: RetryPolicy = .disabled,
+        authentication: Authentication<A>
+    ) {
+        self.init(
+            endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
+            transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy,
+            signer: authentication)
+    }
+
+    private init(
+        endpointClosure: @escaping EndpointClosure, requestClosure: @escaping RequestClosure,
+        stubClosure: @escaping StubClosure, transport: any Transport, plugins: [any Plugin],
+        clock: any Clock<Duration>, timeout: Duration?, callTimeout: Duration?, limits: Limits,
+        deduplication: Deduplication, retryPolicy: RetryPolicy, signer: (any RequestAuthentication)?
+    ) {
+        self.endpointClosure = endpointClosure
+        self.requestClosure = requestClosure
+        self.stubClosure = stubClosure
         self.transport = transport
         self.plugins = plugins
         self.clock = clock
@@ -114,9 +166,10 @@ public actor Provider<Target: TargetType> {
         self.callTimeout = callTimeout
         self.limits = limits
         self.deadlines = Self.makeTimer(clock)
+        self.elapsed = Self.makeElapsed(clock)
         self.deduplication = deduplication
         self.retryPolicy = retryPolicy
-        self.authentication = authentication
+        self.authentication = signer
     }
 
     /// Sends the request for `target` and returns its response.
@@ -169,8 +222,29 @@ public actor Provider<Target: TargetType> {
 }
 
 extension Provider {
+    /// Renamed ``EndpointClosure`` (Moya's name).
+    @available(*, unavailable, renamed: "EndpointClosure")
+    public typealias EndpointMapping = EndpointClosure
+    /// Renamed ``RequestClosure`` (Moya's name).
+    @available(*, unavailable, renamed: "RequestClosure")
+    public typealias RequestMapping = RequestClosure
+    /// Renamed ``endpointClosure`` (Moya's name).
+    @available(*, unavailable, renamed: "endpointClosure")
+    public nonisolated var endpointMapping: EndpointClosure { endpointClosure }
+    /// Renamed ``requestClosure`` (Moya's name).
+    @available(*, unavailable, renamed: "requestClosure")
+    public nonisolated var requestMapping: RequestClosure { requestClosure }
+    /// Renamed ``stubClosure`` (Moya's name): it is a closure that returns a ``StubBehavior``.
+    @available(*, unavailable, renamed: "stubClosure")
+    public nonisolated var stubBehavior: StubClosure { stubClosure }
+
     private static func makeTimer<C: Clock<Duration>>(_ clock: C) -> any DeadlineScheduling {
         DeadlineTimer(clock: clock)
+    }
+
+    private static func makeElapsed<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
     }
 
     /// The default endpoint mapping: ``Endpoint/init(target:)``.
@@ -195,7 +269,7 @@ extension Provider {
 
     /// Stub every request with its sample response after `delay` on the provider's clock.
     /// - Parameter delay: How long each stubbed request waits.
-    /// - Returns: A stub closure for the provider's `stubBehavior`.
+    /// - Returns: A stub closure for the provider's `stubClosure`.
     public static func delayedStub(_ delay: Duration) -> StubClosure {
         { _ in .delayed(delay) }
     }

@@ -26,6 +26,12 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     private let storage: Storage
 
+    /// What happened during the call that produced this response: attempts, waits, refreshes,
+    /// time in mappings and plugins (``RequestMetrics``). Set by the provider when the call ends;
+    /// `nil` on a response made by hand, and in plugins' `didReceive` and `process`, which run
+    /// before the call ends (``Plugin/didFinish(_:metrics:context:)`` receives them).
+    public internal(set) var metrics: RequestMetrics?
+
     /// The HTTP status code.
     public var statusCode: Int { storage.statusCode }
     /// The body (empty when there was none).
@@ -44,16 +50,26 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     ///   - request: The request that was sent. Default: `nil`.
     ///   - response: The HTTP response. Default: `nil`.
     ///   - fileURL: For a download, where the body was saved. Default: `nil`.
+    ///   - transferMetrics: What the transport measured (for transports). Default: `nil`.
     public init(
         statusCode: Int, data: Data, request: URLRequest? = nil, response: HTTPURLResponse? = nil,
-        fileURL: URL? = nil
+        fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil
     ) {
         storage = Storage(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
+        self.transferMetrics = transferMetrics
     }
+
+    /// What the transport reported about the exchange (bytes, redirects, when the head arrived),
+    /// if it did. Kept beside the shared storage, so setting it copies nothing.
+    public var transferMetrics: TransferMetrics?
 
     /// A copy saved at `fileURL` instead.
     func moved(to fileURL: URL) -> Response {
-        Response(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
+        var moved = Response(
+            statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL,
+            transferMetrics: transferMetrics)
+        moved.metrics = metrics
+        return moved
     }
 
     public var description: String {

@@ -44,6 +44,9 @@ public struct Transfer: Sendable {
     /// decompression, while the body arrives), decompression ratio, redirects and allowed schemes.
     /// Default: ``Limits/default``.
     public var limits: Limits
+    /// The time since the provider was made, on its clock: a transport reads it when the response
+    /// head arrives, for ``TransferMetrics/responseStart``. `nil` when nobody measures.
+    public var elapsed: (@Sendable () -> Duration)?
 
     /// Creates a transfer.
     public init(
@@ -67,6 +70,24 @@ extension Transport {
     /// body size after receiving, since this path cannot stop a body while it arrives.
     /// Transports that can stream override this.
     public func send(_ transfer: Transfer) async throws -> Response {
+        try await transfer.sendBuffered { try await send($0) }
+    }
+}
+
+extension Transfer {
+    /// Runs this transfer through `send`, which takes a whole request and returns a whole
+    /// response: the path of ``Transport/send(_:)-(Transfer)`` for transports that do not
+    /// stream, and of stubs (Courier's sample responses and `CourierTesting`'s `StubTransport`).
+    /// A file body is read into memory (off Swift's thread pool) and `send` receives it in
+    /// `httpBody`; a file destination is written after the whole response arrived; progress is
+    /// reported once each way; ``Response/transferMetrics`` is filled in. The scheme is checked
+    /// before sending and the body size after receiving.
+    /// - Parameter send: Sends the request (with its body) and returns the response.
+    /// - Returns: The response; for a file destination, with ``Response/fileURL`` set and no data.
+    public func sendBuffered(
+        _ send: (URLRequest) async throws -> Response
+    ) async throws -> Response {
+        let transfer = self
         var request = transfer.request
         try RequestValidation.validateDestination(request.url, limits: transfer.limits)
         if case .file(let url) = transfer.body {
@@ -75,22 +96,31 @@ extension Transport {
             }
         }
         let length = Int64(request.httpBody?.count ?? 0)
-        let response = try await send(request)
+        var response = try await send(request)
+        let responseStart = transfer.elapsed?()
         let limit =
             if case .file = transfer.destination { transfer.limits.maxDownloadBytes } else {
                 transfer.limits.maxResponseBytes
             }
-        if Int64(response.data.count) > limit {
+        let received = Int64(response.data.count)
+        if received > limit {
             throw CourierError.limitExceeded(
                 transfer.destination == .memory ? .responseBody(limit: limit) : .downloadBody(limit: limit))
         }
         if length > 0 { transfer.progress?(.sent(bytes: length, total: length)) }
-        transfer.progress?(.responseStarted(expectedLength: Int64(response.data.count)))
-        transfer.progress?(.received(bytes: Int64(response.data.count)))
+        transfer.progress?(.responseStarted(expectedLength: received))
+        transfer.progress?(.received(bytes: received))
+        var metrics = response.transferMetrics ?? TransferMetrics()
+        metrics.bytesSent = max(metrics.bytesSent, length)
+        metrics.bytesReceived = max(metrics.bytesReceived, received)
+        metrics.responseStart = metrics.responseStart ?? responseStart
+        response.transferMetrics = metrics
         guard case .file(let url) = transfer.destination else { return response }
+        // The one place a whole body in memory becomes a download, for every transport built on
+        // `send(_:)` and for stubs.
         try response.data.write(to: url)
         return Response(
-            statusCode: response.statusCode, data: Data(), request: response.request,
-            response: response.response, fileURL: url)
+            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
+            fileURL: url, transferMetrics: metrics)
     }
 }

@@ -17,7 +17,7 @@ import Foundation
 /// ``Configuration/redactedQueryItems`` (`token`, `api_key`, `password`…), in every line: the
 /// request line, the status line and the cURL rendering. Bodies are cut at
 /// ``Configuration/maxBodyBytes``; a body that is not UTF-8 is summarized by its size.
-public struct NetworkLogger: Plugin {
+public struct NetworkLoggerPlugin: Plugin {
     /// What to log.
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: Int
@@ -84,7 +84,7 @@ public struct NetworkLogger: Plugin {
         ///   - output: Where lines go. Default: standard error.
         public init(
             options: Options = .default, redactedHeaders: Set<String> = [], redactedQueryItems: Set<String> = [],
-            maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLogger.standardError
+            maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
         ) {
             self.options = options
             self.redactedHeaders = Self.defaultRedactedHeaders.union(redactedHeaders)

@@ -8,14 +8,14 @@ import Foundation
 /// active (for a spinner, a status bar, metrics).
 ///
 /// ```swift
-/// let activity = NetworkActivity()
+/// let activity = NetworkActivityPlugin()
 /// let provider = Provider<API>(plugins: [activity])
 /// for await count in await activity.activeCounts() { spinner.isHidden = count == 0 }
 /// ```
 ///
 /// A request begins at `willSend` and ends at the `didReceive` that follows it, for every attempt.
 /// A request cancelled before it was sent never began, so it does not end either.
-public actor NetworkActivity: Plugin {
+public actor NetworkActivityPlugin: Plugin {
     /// A change in activity.
     public enum Change: Sendable, Hashable {
         /// A request was sent.
@@ -25,8 +25,8 @@ public actor NetworkActivity: Plugin {
     }
 
     private let onChange: @Sendable (Change, any TargetType) -> Void
-    /// Sends in progress, by the task that sent them (a request's hooks all run on its task).
-    private var sending: [Int: Int] = [:]
+    /// Calls with an attempt on the wire (``RequestContext/id``).
+    private var sending: Set<RequestID> = []
     private var subscribers: [UUID: AsyncStream<Int>.Continuation] = [:]
 
     /// How many requests are on the wire now.
@@ -48,16 +48,14 @@ public actor NetworkActivity: Plugin {
         return stream
     }
 
-    public func willSend(_ request: URLRequest, target: any TargetType) async {
-        sending[Self.currentTask, default: 0] += 1
-        change(by: 1, .began, target)
+    public func willSend(_ request: URLRequest, context: RequestContext) async {
+        guard sending.insert(context.id).inserted else { return }
+        change(by: 1, .began, context.target)
     }
 
-    public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async {
-        let task = Self.currentTask
-        guard let count = sending[task], count > 0 else { return }
-        sending[task] = count == 1 ? nil : count - 1
-        change(by: -1, .ended, target)
+    public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
+        guard sending.remove(context.id) != nil else { return }
+        change(by: -1, .ended, context.target)
     }
 
     private func change(by delta: Int, _ change: Change, _ target: any TargetType) {
@@ -68,10 +66,5 @@ public actor NetworkActivity: Plugin {
 
     private func unsubscribe(_ id: UUID) {
         subscribers[id] = nil
-    }
-
-    /// Identifies the task a hook runs on (the request's own task).
-    private static var currentTask: Int {
-        withUnsafeCurrentTask { $0?.hashValue ?? 0 }
     }
 }

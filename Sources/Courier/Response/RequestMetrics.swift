@@ -1,0 +1,119 @@
+/// What happened during one call, on every platform (FoundationNetworking has no
+/// `URLSessionTaskMetrics`).
+///
+/// Times are durations since the call began, measured on the provider's clock, so tests with a
+/// test clock can assert exact values. A successful response carries them (``Response/metrics``),
+/// and so does the response inside an error (`error.response?.metrics`); every call, failed or
+/// not, reports them to plugins' ``Plugin/didFinish(_:metrics:context:)``.
+public struct RequestMetrics: Sendable, Hashable {
+    /// One send to the transport or the stub.
+    public struct Attempt: Sendable, Hashable {
+        /// The retry policy's attempt number, from 1 (see ``RequestContext/attempt``).
+        public var number: Int
+        /// Whether this send repeats the previous one with a refreshed credential.
+        public var afterRefresh: Bool
+        /// Whether the sample response answered it (the target was stubbed).
+        public var stubbed: Bool
+        /// Whether it joined an identical request already in flight (``Deduplication``) instead of
+        /// sending its own.
+        public var joinedSharedRequest: Bool
+        /// When it was handed to the transport or stub.
+        public var start: Duration
+        /// When the response head arrived, if the transport says (``TransferMetrics``).
+        public var responseStart: Duration?
+        /// When its result was known.
+        public var end: Duration
+        /// The status code, if a response arrived.
+        public var statusCode: Int?
+        /// What the transport reported about the exchange, if it did.
+        public var transfer: TransferMetrics?
+    }
+
+    /// The call these are for.
+    public var id: RequestID
+    /// From the start of the call until its result was ready, `process` and `didFinish` aside.
+    public var total: Duration = .zero
+    /// Time in the endpoint and request mappings.
+    public var mapping: Duration = .zero
+    /// Time in plugin hooks (`prepare`, `willSend`, `didReceive`, `willRetry`, `process`).
+    public var plugins: Duration = .zero
+    /// Every send, in order.
+    public var attempts: [Attempt] {
+        get { (firstAttempt.map { [$0] } ?? []) + laterAttempts }
+        set {
+            firstAttempt = newValue.first
+            laterAttempts = Array(newValue.dropFirst())
+        }
+    }
+    // The first attempt is kept inline, so a call that is sent once allocates nothing for it.
+    private var firstAttempt: Attempt?
+    private var laterAttempts: [Attempt] = []
+    /// The waits between attempts (``RetryPolicy``), as long as they really were.
+    public var waits: [Duration] = []
+    /// How many credential refreshes the call waited for (0 or 1).
+    public var refreshes = 0
+    /// Time spent refreshing the credential.
+    public var refreshTime: Duration = .zero
+
+    /// Whether any attempt joined a shared request in flight.
+    public var joinedSharedRequest: Bool { attempts.contains { $0.joinedSharedRequest } }
+    /// Bytes of request bodies sent, over all attempts that report it.
+    public var bytesSent: Int64 { attempts.reduce(0) { $0 + ($1.transfer?.bytesSent ?? 0) } }
+    /// Bytes of response bodies received, over all attempts that report it.
+    public var bytesReceived: Int64 { attempts.reduce(0) { $0 + ($1.transfer?.bytesReceived ?? 0) } }
+    /// Redirects followed, over all attempts.
+    public var redirects: Int { attempts.reduce(0) { $0 + ($1.transfer?.redirects ?? 0) } }
+
+    init(id: RequestID) {
+        self.id = id
+    }
+
+    mutating func append(_ attempt: Attempt) {
+        if firstAttempt == nil { firstAttempt = attempt } else { laterAttempts.append(attempt) }
+    }
+}
+
+/// What a transport reports about one exchange (``Response/transferMetrics``).
+public struct TransferMetrics: Sendable, Hashable {
+    /// Request body bytes sent.
+    public var bytesSent: Int64
+    /// Response body bytes received (after decoding a compressed body).
+    public var bytesReceived: Int64
+    /// Redirects followed.
+    public var redirects: Int
+    /// When the response head arrived, read from ``Transfer/elapsed`` (the provider's clock).
+    public var responseStart: Duration?
+
+    /// Creates transfer metrics.
+    public init(bytesSent: Int64 = 0, bytesReceived: Int64 = 0, redirects: Int = 0, responseStart: Duration? = nil) {
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.redirects = redirects
+        self.responseStart = responseStart
+    }
+}
+
+extension Response {
+    /// This response with the call's metrics.
+    func with(_ metrics: RequestMetrics) -> Response {
+        var response = self
+        response.metrics = metrics
+        return response
+    }
+}
+
+extension CourierError {
+    /// This error with the call's metrics on every response it carries.
+    func with(_ metrics: RequestMetrics) -> CourierError {
+        switch self {
+        case .statusCode(let response): .statusCode(response.with(metrics))
+        case .jsonMapping(let error, let response): .jsonMapping(error, response.with(metrics))
+        case .stringMapping(let response): .stringMapping(response.with(metrics))
+        case .objectMapping(let error, let response): .objectMapping(error, response.with(metrics))
+        case .underlying(let error, let response?): .underlying(error, response.with(metrics))
+        case .retryLimitReached(let attempts, let lastError):
+            .retryLimitReached(attempts: attempts, lastError: lastError.with(metrics))
+        default: self
+        }
+    }
+}
