@@ -1,7 +1,8 @@
-import Courier
 import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -21,7 +22,8 @@ import Testing
     }
 
     private func waiters<T>(_ provider: Provider<T>, _ count: Int) async -> Bool {
-        await eventually { await provider.inflightWaiterCount == count }
+        await provider.waitForInflightWaiters(count)
+        return await provider.inflightWaiterCount == count
     }
 
     @Test func concurrentIdenticalRequestsMakeOneCall() async throws {
@@ -137,7 +139,7 @@ import Testing
         for task in tasks {
             #expect(((await task.result).failure as? CourierError)?.isCancellation == true)
         }
-        #expect(await eventually { transport.cancellations == 1 })
+        await transport.waitForCancellations(1)
         #expect(await provider.inflightCount == 0)
     }
 
@@ -218,7 +220,8 @@ import Testing
             for _ in 0..<count {
                 group.addTask { try await provider.request(DeduplicationTests.Call()).data }
             }
-            #expect(await eventually { await provider.inflightWaiterCount == count })
+            await provider.waitForInflightWaiters(count)
+            #expect(await provider.inflightWaiterCount == count)
             transport.release(data: Data("once".utf8))
             var answered = 0
             for try await data in group {
@@ -236,23 +239,25 @@ import Testing
     @Test(arguments: 0..<20)
     func randomCancellationStorm(round: Int) async throws {
         struct Yielding: Plugin {
+            let random: Locked<SeededRandom>
             func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-                for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
+                for _ in 0..<random.int(in: 0...2) { await Task.yield() }
                 return request
             }
         }
+        let random = SeededRandom.forTest("randomCancellationStorm", salt: UInt64(round))
         let transport = GatedTransport()
         let provider = Provider<DeduplicationTests.Call>(
             endpointClosure: { target in
-                for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
+                for _ in 0..<random.int(in: 0...2) { await Task.yield() }
                 return try Endpoint(target: target)
             },
             requestClosure: { endpoint in
-                for _ in 0..<Int.random(in: 0...2) { await Task.yield() }
+                for _ in 0..<random.int(in: 0...2) { await Task.yield() }
                 return try endpoint.urlRequest()
             },
             transport: transport,
-            plugins: [Yielding()],
+            plugins: [Yielding(random: random)],
             deduplication: .enabled
         )
         let tasks = (0..<1_000).map { index in
@@ -264,25 +269,25 @@ import Testing
                 }
             }
         }
-        for task in tasks.shuffled() {
-            if Bool.random() { task.cancel() }
-            for _ in 0..<Int.random(in: 0...3) { await Task.yield() }
-            if Int.random(in: 0..<50) == 0 { transport.release() }
+        for task in random.withLock({ tasks.shuffled(using: &$0) }) {
+            if random.bool() { task.cancel() }
+            for _ in 0..<random.int(in: 0...3) { await Task.yield() }
+            if random.int(in: 0...49) == 0 { transport.release() }
         }
-        // Answer whatever still waits, until every caller is answered (bounded).
-        let finished = Locked(0)
-        let watchers = tasks.map { task in
-            Task {
-                _ = await task.value
-                finished.withLock { $0 += 1 }
+        // Answer whatever still waits, and every request that arrives later, until every caller
+        // is answered; then one last request of the test's own wakes the releaser to end it.
+        let done = Locked(false)
+        let releaser = Task {
+            while true {
+                await transport.waitForRequests(1)
+                transport.release()
+                if done.withLock({ $0 }) { return }
             }
         }
-        #expect(
-            await eventually {
-                transport.release()
-                return finished.withLock { $0 } == tasks.count
-            })
-        for watcher in watchers { await watcher.value }
+        for task in tasks { _ = await task.value }
+        done.withLock { $0 = true }
+        _ = try? await transport.send(URLRequest(url: URL(string: "https://api.example.com/last")!))
+        await releaser.value
         for task in tasks {
             switch await task.value {
             case .success(let response): #expect(response.statusCode == 200)

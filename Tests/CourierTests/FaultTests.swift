@@ -178,8 +178,9 @@ struct LoadAndStormTests {
                 }
             }
         }
-        for task in tasks.shuffled() {
-            for _ in 0..<Int.random(in: 0...20) { await Task.yield() }
+        let random = SeededRandom.forTest("cancellationStormAgainstSlowEndpoints", salt: UInt64(round))
+        for task in random.withLock({ tasks.shuffled(using: &$0) }) {
+            for _ in 0..<random.int(in: 0...20) { await Task.yield() }
             task.cancel()
         }
         for task in tasks {

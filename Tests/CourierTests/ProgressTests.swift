@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -141,7 +142,7 @@ import Testing
             #expect(!event.isCompleted)
             break
         }
-        #expect(await eventually { gated.cancellations == 1 })
+        await gated.waitForCancellations(1)
     }
 
     @Test func cancellingTheConsumerCancelsTheTransfer() async throws {
@@ -153,7 +154,7 @@ import Testing
         await gated.waitForRequests(1)
         consumer.cancel()
         _ = await consumer.result
-        #expect(await eventually { gated.cancellations == 1 })
+        await gated.waitForCancellations(1)
     }
 
     @Test func droppingTheStreamCancelsTheTransfer() async {

@@ -1,6 +1,8 @@
-import Courier
+import CourierTesting
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -59,7 +61,8 @@ import Testing
         let provider = Provider<Upload>(transport: gated, deduplication: .allMethods)
         let tasks = [file, file, other].map { url in Task { try await provider.request(Upload(file: url)) } }
         await gated.waitForRequests(2)
-        #expect(await eventually { await provider.inflightWaiterCount == 3 })
+        await provider.waitForInflightWaiters(3)
+        #expect(await provider.inflightWaiterCount == 3)
         #expect(await provider.inflightCount == 2)
         gated.release()
         for task in tasks { _ = try await task.value }

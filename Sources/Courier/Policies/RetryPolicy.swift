@@ -79,7 +79,10 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Renamed ``disabled``: in a target's `var retryPolicy: RetryPolicy?`, `.none` is
     /// `Optional.none`, which means "use the provider's policy", the opposite of what it reads as.
-    @available(*, unavailable, renamed: "disabled", message: "write `.disabled` to never retry, or `nil` to use the provider's policy")
+    @available(
+        *, unavailable, renamed: "disabled",
+        message: "write `.disabled` to never retry, or `nil` to use the provider's policy"
+    )
     public static var none: RetryPolicy { disabled }
     /// The defaults: 3 attempts of idempotent requests, 0.5 s then 1 s (jittered), at most 30 s.
     public static let `default` = RetryPolicy()

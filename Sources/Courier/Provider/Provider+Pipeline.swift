@@ -79,7 +79,8 @@ extension Provider {
             case .finish(let result, let report):
                 return await end(result, report: report, call: &call)
             case .none:
-                return await end(.failure(.invalidUse("the call's state machine is out of step")), report: true, call: &call)
+                return await end(
+                    .failure(.invalidUse("the call's state machine is out of step")), report: true, call: &call)
             }
         }
     }

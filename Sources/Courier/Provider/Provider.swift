@@ -67,6 +67,8 @@ public actor Provider<Target: TargetType> {
     var inflight: [InflightKey: InflightEntry] = [:]
     /// Numbers in-flight entries, so a late answer never reaches a newer entry with the same key.
     var nextInflightID: UInt64 = 0
+    /// Tests waiting until this many callers wait on shared requests (``waitForInflightWaiters(_:)``).
+    var waiterSignals: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// How many merged requests are in flight (entries in the de-duplication table), for tests and
     /// metrics. `0` when nothing is shared.

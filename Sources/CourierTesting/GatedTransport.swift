@@ -1,0 +1,124 @@
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport that holds every request until the test releases it, so a test can act while
+/// requests are in flight (cancel one, join a shared one, let a deadline pass) and then answer
+/// them, without sleeping or polling.
+///
+/// ```swift
+/// let transport = GatedTransport()
+/// let provider = Provider<API>(transport: transport, deduplication: .enabled)
+/// let calls = (0..<10).map { _ in Task { try await provider.request(.user) } }
+/// await transport.waitForRequests(1)          // the shared request reached the transport
+/// transport.release(statusCode: 200, data: Data("{}".utf8))
+/// ```
+///
+/// A request whose task is cancelled ends at once with `CancellationError` and counts in
+/// ``cancellations``; ``waitForCancellations(_:)`` waits for that.
+public final class GatedTransport: Transport {
+    private struct State {
+        var waiting: [Int: (continuation: CheckedContinuation<Response, any Error>, request: URLRequest)] = [:]
+        var nextID = 0
+        var calls = 0
+        var cancellations = 0
+        var signals: [(condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The signals whose condition now holds, removed.
+        mutating func ready() -> [CheckedContinuation<Void, Never>] {
+            let (waitingCount, cancelled) = (waiting.count, cancellations)
+            let ready = signals.filter { $0.condition(waitingCount, cancelled) }.map(\.continuation)
+            signals.removeAll { $0.condition(waitingCount, cancelled) }
+            return ready
+        }
+    }
+
+    private let state = Locked(State())
+
+    /// Creates a transport that holds every request.
+    public init() {}
+
+    /// How many requests reached the transport.
+    public var calls: Int { state.withLock { $0.calls } }
+    /// How many requests are waiting to be released.
+    public var waitingCount: Int { state.withLock { $0.waiting.count } }
+    /// How many requests were cancelled while they waited (or arrived cancelled).
+    public var cancellations: Int { state.withLock { $0.cancellations } }
+    /// The requests waiting now, in the order they arrived.
+    public var waitingRequests: [URLRequest] {
+        state.withLock { $0.waiting.sorted { $0.key < $1.key }.map(\.value.request) }
+    }
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+                let (accepted, ready) = state.withLock { state in
+                    state.calls += 1
+                    if Task.isCancelled {
+                        state.cancellations += 1
+                    } else {
+                        state.waiting[id] = (continuation, request)
+                    }
+                    return (!Task.isCancelled, state.ready())
+                }
+                if !accepted { continuation.resume(throwing: CancellationError()) }
+                ready.forEach { $0.resume() }
+            }
+        } onCancel: {
+            let (continuation, ready) = state.withLock { state in
+                let continuation = state.waiting.removeValue(forKey: id)?.continuation
+                if continuation != nil { state.cancellations += 1 }
+                return (continuation, state.ready())
+            }
+            continuation?.resume(throwing: CancellationError())
+            ready.forEach { $0.resume() }
+        }
+    }
+
+    /// Returns once at least `count` requests are waiting.
+    public func waitForRequests(_ count: Int = 1) async {
+        await signal { waiting, _ in waiting >= count }
+    }
+
+    /// Returns once at least `count` waiting requests were cancelled.
+    public func waitForCancellations(_ count: Int = 1) async {
+        await signal { _, cancelled in cancelled >= count }
+    }
+
+    /// Answers every waiting request with this status and body.
+    public func release(statusCode: Int = 200, data: Data = Data("released".utf8)) {
+        release { request in .success(Response(statusCode: statusCode, data: data, request: request)) }
+    }
+
+    /// Fails every waiting request with `error`.
+    public func fail(with error: any Error) {
+        release { _ in .failure(error) }
+    }
+
+    /// Answers every waiting request with what `answer` returns for it.
+    public func release(_ answer: (URLRequest) -> Result<Response, any Error>) {
+        let waiting = state.withLock { state in
+            defer { state.waiting.removeAll() }
+            return state.waiting.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for (continuation, request) in waiting { continuation.resume(with: answer(request)) }
+    }
+
+    private func signal(_ condition: @escaping @Sendable (Int, Int) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let holds = state.withLock { state in
+                if condition(state.waiting.count, state.cancellations) { return true }
+                state.signals.append((condition, continuation))
+                return false
+            }
+            if holds { continuation.resume() }
+        }
+    }
+}
