@@ -168,41 +168,41 @@ import Testing
     ]
 
     @Test(arguments: scenarios) func scenario(_ scenario: Scenario) {
-        var machine = CallStateMachine(policy: scenario.policy, method: scenario.method)
+        var machine = CallStateMachine(policy: scenario.policy)
         let request = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        let method = scenario.method
+        func ended(_ result: Result<Response, CourierError>, refused: Bool = false) -> CallStateMachine.Action {
+            machine.attemptEnded(result, credentialRefused: refused, method: method)
+        }
         for (event, (name, expected)) in zip(scenario.events, scenario.steps) {
             let action: CallStateMachine.Action =
                 switch event {
                 case .start: machine.start()
-                case .ok:
-                    machine.attemptEnded(.success(Response(statusCode: 200, data: Data())), credentialRefused: false)
+                case .ok: ended(.success(Response(statusCode: 200, data: Data())))
                 case .status(let code):
-                    machine.attemptEnded(
-                        .failure(.statusCode(Response(statusCode: code, data: Data(), request: request))),
-                        credentialRefused: false)
+                    ended(.failure(.statusCode(Response(statusCode: code, data: Data(), request: request))))
                 case .refused(let code):
-                    machine.attemptEnded(
-                        .failure(.statusCode(Response(statusCode: code, data: Data(), request: request))),
-                        credentialRefused: true)
-                case .transportError(let code):
-                    machine.attemptEnded(.failure(.underlying(URLError(code), nil)), credentialRefused: false)
-                case .timedOut: machine.attemptEnded(.failure(.timedOut(.seconds(5))), credentialRefused: false)
+                    ended(
+                        .failure(.statusCode(Response(statusCode: code, data: Data(), request: request))), refused: true
+                    )
+                case .transportError(let code): ended(.failure(.underlying(URLError(code), nil)))
+                case .timedOut: ended(.failure(.timedOut(.seconds(5))))
                 case .notSent: machine.notSent(.requestMapping("bad"))
                 case .refreshed: machine.refreshEnded(nil)
                 case .refreshFailed(let error): machine.refreshEnded(error)
                 case .waited: machine.waitEnded()
                 case .cancel: machine.cancelled()
-                case .cancelledAttempt: machine.attemptEnded(.failure(.cancelled), credentialRefused: false)
+                case .cancelledAttempt: ended(.failure(.cancelled))
                 }
             #expect(Self.describe(action) == expected, "after \(name)")
         }
     }
 
     @Test func sendsCountRefreshedResends() {
-        var machine = CallStateMachine(policy: Self.three, method: .get)
+        var machine = CallStateMachine(policy: Self.three)
         _ = machine.start()
         let refused = Result<Response, CourierError>.failure(.statusCode(Response(statusCode: 401, data: Data())))
-        _ = machine.attemptEnded(refused, credentialRefused: true)
+        _ = machine.attemptEnded(refused, credentialRefused: true, method: .get)
         _ = machine.refreshEnded(nil)
         #expect(machine.sends == 2)
         #expect(machine.refreshed)

@@ -240,8 +240,9 @@ import Testing
     @Test func theActivityPluginPairsByCallNotByTask() async throws {
         // Two calls whose hooks run on one task (the test's): still two begins and two ends.
         let activity = NetworkActivityPlugin()
-        let first = RequestContext(target: Call())
-        let second = RequestContext(target: Call())
+        let ids = RequestIDSource()
+        let first = RequestContext(id: ids.next(), target: Call())
+        let second = RequestContext(id: ids.next(), target: Call())
         let request = URLRequest(url: URL(string: "https://api.example.com")!)
         await activity.willSend(request, context: first)
         await activity.willSend(request, context: second)
@@ -251,6 +252,14 @@ import Testing
         #expect(await activity.activeCount == 1)
         await activity.didReceive(.failure(.cancelled), context: second)
         #expect(await activity.activeCount == 0)
+    }
+
+    @Test func idsAreUniqueAcrossProvidersAndCalls() async throws {
+        let a = RequestIDSource()
+        let b = RequestIDSource()
+        let ids = (0..<1_000).flatMap { _ in [a.next(), b.next()] }
+        #expect(Set(ids).count == 2_000)
+        #expect(Set(ids.map(\.description)).count == 2_000)
     }
 
     // MARK: - Metrics on the provider's clock

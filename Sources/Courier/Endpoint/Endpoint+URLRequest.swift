@@ -153,8 +153,11 @@ enum RequestValidation {
     /// http and https, a host).
     static func validateDestination(_ url: URL?, limits: Limits) throws(CourierError) {
         guard let url else { throw .requestMapping("the request has no URL") }
-        guard limits.allows(url) else { throw .schemeNotAllowed(url) }
-        if url.host == nil || url.host?.isEmpty == true, url.scheme?.lowercased().hasPrefix("http") == true {
+        // Each of `scheme` and `host` is read once: on Linux every read copies a string.
+        guard let scheme = url.scheme?.lowercased(), limits.allowedSchemes.contains(scheme) else {
+            throw .schemeNotAllowed(url)
+        }
+        if scheme.hasPrefix("http"), url.host?.isEmpty ?? true {
             throw .requestMapping("'\(Redaction.url(url))' has no host")
         }
     }

@@ -34,13 +34,19 @@ enum URLBuilder {
             throw .requestMapping("the path '\(path)' has a '.' or '..' segment, which would leave the base URL's path")
         }
 
-        var text = String(base)
+        let escapedQuery = pathQuery.isEmpty ? "" : PercentEncoding.escapeQuery(String(pathQuery))
+        var text = ""
+        // One allocation for the whole URL (appending to a copy of the base reallocated it).
+        text.reserveCapacity(
+            base.utf8.count + 1 + pathPart.utf8.count * 3 + 1 + baseQuery.utf8.count + 1 + escapedQuery.utf8.count
+                + fragment.utf8.count)
+        text += base
         if !pathPart.isEmpty {
             while text.utf8.last == slash { text.removeLast() }
             text += "/"
             text += PercentEncoding.escapePath(String(pathPart))
         }
-        let query = join(baseQuery, pathQuery.isEmpty ? "" : Substring(PercentEncoding.escapeQuery(String(pathQuery))))
+        let query = join(baseQuery, Substring(escapedQuery))
         if !query.isEmpty {
             text += "?"
             text += query

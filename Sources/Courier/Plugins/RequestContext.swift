@@ -1,14 +1,51 @@
 import Foundation
 
-/// Identifies one call to a provider (`request`, `requestWithProgress`), across its attempts.
-public struct RequestID: Sendable, Hashable, CustomStringConvertible {
-    let uuid: UUID
+#if canImport(Synchronization)
+    import Synchronization
+#endif
 
-    init() {
-        uuid = UUID()
+/// Identifies one call to a provider (`request`, `requestWithProgress`), across its attempts.
+///
+/// Unique across providers: each provider draws a random 64-bit number when it is made, and
+/// numbers its calls from 1.
+public struct RequestID: Sendable, Hashable, CustomStringConvertible {
+    /// The provider's random number.
+    let provider: UInt64
+    /// The call's number within its provider, from 1.
+    public let sequence: UInt64
+
+    init(provider: UInt64, sequence: UInt64) {
+        self.provider = provider
+        self.sequence = sequence
     }
 
-    public var description: String { uuid.uuidString }
+    public var description: String {
+        String(provider, radix: 16) + "-" + String(sequence)
+    }
+}
+
+/// Hands out a provider's request ids. A counter, not a UUID: `UUID()` reads the system's random
+/// source, which costs a system call on Linux (measured: 12% of a stubbed request's time).
+final class RequestIDSource: Sendable {
+    private let provider = UInt64.random(in: 1...UInt64.max)
+    #if os(Linux)
+        private let counter = Atomic<UInt64>(0)
+    #else
+        // `Atomic` needs macOS 15 / iOS 18; Courier supports older systems (see `Locked`).
+        private let counter = Locked<UInt64>(0)
+    #endif
+
+    func next() -> RequestID {
+        #if os(Linux)
+            let sequence = counter.add(1, ordering: .relaxed).newValue
+        #else
+            let sequence = counter.withLock {
+                $0 &+= 1
+                return $0
+            }
+        #endif
+        return RequestID(provider: provider, sequence: sequence)
+    }
 }
 
 /// What every plugin hook of one call receives: which call it is, its target and its attempt.
@@ -26,7 +63,7 @@ public struct RequestContext: Sendable {
     /// `didFinish` of a call that sent nothing.
     public internal(set) var attempt: Int
 
-    init(id: RequestID = RequestID(), target: any TargetType, attempt: Int = 0) {
+    init(id: RequestID, target: any TargetType, attempt: Int = 0) {
         self.id = id
         self.target = target
         self.attempt = attempt

@@ -52,16 +52,14 @@ struct CallStateMachine {
     }
 
     let policy: RetryPolicy
-    let method: HTTPMethod
     private(set) var state = State.idle
     /// Whether the credential was refreshed for this call (at most once).
     private(set) var refreshed = false
     /// Requests handed to the transport or stub, refreshed re-sends included.
     private(set) var sends = 0
 
-    init(policy: RetryPolicy, method: HTTPMethod) {
+    init(policy: RetryPolicy) {
         self.policy = policy
-        self.method = method
     }
 
     mutating func start() -> Action {
@@ -76,9 +74,11 @@ struct CallStateMachine {
     }
 
     /// The attempt ended with `result` (already reported to `didReceive`). `credentialRefused`:
-    /// it was signed and the authenticator says its response refused the credential.
+    /// it was signed and the authenticator says its response refused the credential. `method`
+    /// (the request's) is read only when the policy is asked.
     mutating func attemptEnded(
-        _ result: Result<Response, CourierError>, credentialRefused: Bool, now: Date = Date()
+        _ result: Result<Response, CourierError>, credentialRefused: Bool,
+        method: @autoclosure () -> HTTPMethod, now: @autoclosure () -> Date = Date()
     ) -> Action {
         guard case .sending(let attempt) = state else { return .none }
         if case .failure(let error) = result, error.isCancellation {
@@ -90,7 +90,7 @@ struct CallStateMachine {
             return .refresh
         }
         guard case .failure(let error) = result else { return finish(result, report: false) }
-        switch policy.decision(after: error, method: method, attempt: attempt, now: now) {
+        switch policy.decision(after: error, method: method(), attempt: attempt, now: now()) {
         case .retry(let delay):
             state = .waiting(attempt: attempt)
             return .wait(delay, attempt: attempt, error: error)

@@ -23,7 +23,7 @@ protocol DeadlineScheduling: Sendable {
 /// the timer weakly, and a timer that is released (with its provider) cancels the sleepers it
 /// still has, so none waits on a clock that may never advance (a test clock).
 final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
-    private struct State {
+    private struct State: Sendable {
         var heap = DeadlineHeap<C.Instant>()
         var actions: [UInt64: @Sendable () -> Void] = [:]
         var nextID: UInt64 = 0
@@ -108,7 +108,7 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
 }
 
 /// A binary min-heap of deadlines that can remove any entry by its id in O(log n).
-struct DeadlineHeap<Instant: Comparable> {
+struct DeadlineHeap<Instant: Comparable & Sendable>: Sendable {
     private var items: [(id: UInt64, instant: Instant)] = []
     private var positions: [UInt64: Int] = [:]
 

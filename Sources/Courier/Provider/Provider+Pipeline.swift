@@ -30,7 +30,8 @@ extension Provider {
     private nonisolated func performStages(
         _ target: Target, progress: ProgressReporter?
     ) async -> Result<Response, CourierError> {
-        var call = CallRecord(target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
+        var call = CallRecord(
+            id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
         let endpoint: Endpoint
         let request: URLRequest
         do {
@@ -38,8 +39,7 @@ extension Provider {
         } catch {
             return await end(.failure(error), report: error.isCancellation, call: &call)
         }
-        var machine = CallStateMachine(
-            policy: target.retryPolicy ?? retryPolicy, method: HTTPMethod(rawValue: request.httpMethod ?? "GET"))
+        var machine = CallStateMachine(policy: target.retryPolicy ?? retryPolicy)
         var signed: SignedRequest?
         var action = machine.start()
         while true {
@@ -86,16 +86,17 @@ extension Provider {
     }
 
     /// Target → endpoint → request → plugins' `prepare`, checking for cancellation between stages.
+    @inline(__always)
     private nonisolated func prepare(
         _ target: Target, call: inout CallRecord
     ) async throws(CourierError) -> (Endpoint, URLRequest) {
         do {
-            let begun = elapsed()
             try Self.checkCancellation()
             let endpoint = try await endpointClosure(target)
             try Self.checkCancellation()
             var request = try await requestClosure(endpoint)
-            call.metrics.mapping = elapsed() - begun
+            call.last = elapsed()
+            call.metrics.mapping = call.last - call.start
             for plugin in plugins {
                 try Self.checkCancellation()
                 let begun = elapsed()
@@ -111,6 +112,7 @@ extension Provider {
 
     /// One attempt: sign, check the final request, `willSend`, send, `didReceive`; returns what
     /// the state machine says next.
+    @inline(__always)
     private nonisolated func attempt(
         _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?,
         signed: inout SignedRequest?, machine: inout CallStateMachine, call: inout CallRecord
@@ -128,33 +130,54 @@ extension Provider {
         } catch {
             return machine.notSent(Self.failure(from: error))
         }
-        await call.hooks(self) { plugin, context in await plugin.willSend(outgoing, context: context) }
-        let begun = elapsed()
+        let sent = outgoing
+        if !plugins.isEmpty {
+            await call.hooks(self) { plugin, context in await plugin.willSend(sent, context: context) }
+        }
+        // The last reading stands in when nothing ran since (no plugins, no signing): one clock
+        // read fewer per request.
+        let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
         var (result, exchanged) = await send(outgoing, endpoint: endpoint, target: target, progress: progress)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
         }
         let response = result.success ?? result.failure?.response
+        call.last = elapsed()
+        let end = call.last - call.start
+        // A transport that reports nothing (a stub, a `send(_: URLRequest)` transport with the
+        // body in memory): the sizes read off the request and the response.
+        let transfer =
+            response?.transferMetrics
+            ?? response.map {
+                TransferMetrics(
+                    bytesSent: Int64(outgoing.httpBody?.count ?? 0), bytesReceived: Int64($0.data.count),
+                    responseStart: exchanged.stubbed ? end + call.start : nil)
+            }
         call.metrics.append(
             RequestMetrics.Attempt(
                 number: call.context.attempt, afterRefresh: machine.refreshed, stubbed: exchanged.stubbed,
                 joinedSharedRequest: exchanged.joined, start: begun - call.start,
-                responseStart: response?.transferMetrics?.responseStart.map { $0 - call.start },
-                end: elapsed() - call.start, statusCode: response?.statusCode, transfer: response?.transferMetrics))
-        await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
+                responseStart: transfer?.responseStart.map { $0 - call.start }, end: end,
+                statusCode: response?.statusCode, transfer: transfer))
+        let received = result
+        if !plugins.isEmpty {
+            await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
+        }
         let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
-        return machine.attemptEnded(result, credentialRefused: refused)
+        return machine.attemptEnded(
+            result, credentialRefused: refused, method: HTTPMethod(rawValue: outgoing.httpMethod ?? "GET"))
     }
 
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
+    @inline(__always)
     private nonisolated func end(
         _ result: Result<Response, CourierError>, report: Bool, call: inout CallRecord
     ) async -> Result<Response, CourierError> {
-        var result = result
-        if report {
+        if report, !plugins.isEmpty {
             await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
         }
+        var result = result
         for plugin in plugins {
             let begun = elapsed()
             result = await plugin.process(result, context: call.context)
@@ -172,6 +195,7 @@ extension Provider {
     /// Sends through the stub or the transport (shared with identical requests in flight when the
     /// policy says so), within this caller's deadline, validates for this caller's target, and
     /// saves a download.
+    @inline(__always)
     private nonisolated func send(
         _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
     ) async -> (Result<Response, CourierError>, Exchanged) {
@@ -180,6 +204,19 @@ extension Provider {
         let deadline = target.timeout ?? timeout
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
+        /// The exchange, within the deadline if there is one (no closure is made when there is none).
+        func exchangeWithin(download: URL?, progress: ProgressReporter?) async -> Result<Response, CourierError> {
+            guard let deadline else {
+                return await exchange(
+                    request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
+                    download: download, progress: progress)
+            }
+            return await within(deadline) {
+                await self.exchange(
+                    request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
+                    download: download, progress: progress)
+            }
+        }
         guard let destination = endpoint.task.downloadDestination else {
             let result: Result<Response, CourierError>
             if policy != .disabled, progress == nil,
@@ -189,12 +226,17 @@ extension Provider {
                 // Each caller waits within its own deadline: when it passes, this caller leaves
                 // (as if cancelled) and the shared exchange goes on for the others.
                 let waiter = InflightWaiter()
-                result = await within(deadline) {
+                let shared: @Sendable () async -> Result<Response, CourierError> = {
                     await self.shared(key, waiter: waiter) {
                         await self.exchange(
                             request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
                             download: nil, progress: nil)
                     }
+                }
+                if let deadline {
+                    result = await within(deadline, shared)
+                } else {
+                    result = await shared()
                 }
                 if result.failure.map({ $0.isCancellation || $0.isTimeout }) == true {
                     // Answered by its deadline or a cancel: it has left (and cancelled the
@@ -203,22 +245,14 @@ extension Provider {
                 }
                 exchanged.joined = waiter.joined.withLock { $0 }
             } else {
-                result = await within(deadline) {
-                    await self.exchange(
-                        request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                        download: nil, progress: progress)
-                }
+                result = await exchangeWithin(download: nil, progress: progress)
             }
             return (Self.validate(result, for: target), exchanged)
         }
         // The temporary file is named here, so that whatever ends the exchange (a deadline that
         // passes as the body completes, a cancel, a failure) it never stays behind.
         let temporary = TemporaryFiles.newDownloadURL()
-        let result = await within(deadline) {
-            await self.exchange(
-                request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                download: temporary, progress: progress)
-        }
+        let result = await exchangeWithin(download: temporary, progress: progress)
         let saved = Self.saveDownload(Self.validate(result, for: target), to: destination)
         if saved.success?.fileURL != temporary {
             try? FileManager.default.removeItem(at: temporary)
@@ -232,13 +266,12 @@ extension Provider {
         var joined: Bool
     }
 
-    /// Runs `exchange` within `deadline`, if there is one. A download that completes as the
-    /// deadline passes is removed, not left behind.
+    /// Runs `exchange` within `deadline`. A download that completes as the deadline passes is
+    /// removed, not left behind.
     private nonisolated func within(
-        _ deadline: Duration?, _ exchange: @escaping @Sendable () async -> Result<Response, CourierError>
+        _ deadline: Duration, _ exchange: @escaping @Sendable () async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {
-        guard let deadline else { return await exchange() }
-        return await Deadline.run(
+        await Deadline.run(
             within: deadline, timer: deadlines,
             discarded: { response in
                 if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
@@ -254,6 +287,7 @@ extension Provider {
     }
 
     /// The transport, or the sample transport for a stubbed target: one path for both.
+    @inline(__always)
     private nonisolated func exchange(
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, target: Target, limits: Limits,
         download: URL?, progress: ProgressReporter?
@@ -262,19 +296,21 @@ extension Provider {
             let response: Response
             switch behavior {
             case .never:
+                // Checked here whatever the transport does; stubs are checked on their own path.
+                try RequestValidation.validateDestination(request.url, limits: limits)
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget, over: transport, limits: limits,
-                    download: download, progress: progress, elapsed: elapsed)
+                    download: download, progress: progress, elapsed: elapsed, isSample: false)
             case .immediate:
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget,
                     over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: nil, clock: clock),
-                    limits: limits, download: download, progress: progress, elapsed: elapsed)
+                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true)
             case .delayed(let delay):
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget,
                     over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: delay, clock: clock),
-                    limits: limits, download: download, progress: progress, elapsed: elapsed)
+                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true)
             }
             return .success(response)
         } catch {
@@ -285,13 +321,15 @@ extension Provider {
     /// Builds the transfer for the task (file body, multipart body built off Swift's thread pool,
     /// in memory or through a temporary file, download to its temporary file), checks the
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
+    @inline(__always)
     private static func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
-        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration
+        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration,
+        isSample: Bool
     ) async throws -> Response {
-        try RequestValidation.validateDestination(request.url, limits: limits)
         var transfer = Transfer(request: request, target: target, limits: limits)
         transfer.elapsed = elapsed
+        transfer.isSample = isSample
         var temporaryBody: URL?
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
@@ -396,10 +434,21 @@ struct SampleTransport: Transport {
     let clock: any Clock<Duration>
 
     func send(_ request: URLRequest) async throws -> Response {
+        try await send(Transfer(request: request))
+    }
+
+    /// The shared buffered path; a body already in the request is answered without suspending
+    /// (a stubbed request is the pipeline's own cost, so it takes no extra hops).
+    func send(_ transfer: Transfer) async throws -> Response {
         if let delay {
             do { try await clock.sleep(for: delay) } catch { throw CourierError.cancelled }
         }
-        return try SampleTransport.response(for: request, sample: sample())
+        guard case .inRequest = transfer.body else {
+            return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample()) }
+        }
+        let request = transfer.request
+        let response = try SampleTransport.response(for: request, sample: sample())
+        return try transfer.completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
     }
 
     static func response(for request: URLRequest, sample: SampleResponse) throws -> Response {
@@ -438,11 +487,14 @@ struct CallRecord {
     var metrics: RequestMetrics
     /// When the call began (the provider's `elapsed`).
     let start: Duration
+    /// The latest reading of the clock, reused where nothing can have happened since.
+    var last: Duration
 
-    init(target: any TargetType, start: Duration) {
-        context = RequestContext(target: target)
+    init(id: RequestID, target: any TargetType, start: Duration) {
+        context = RequestContext(id: id, target: target)
         metrics = RequestMetrics(id: context.id)
         self.start = start
+        last = start
     }
 
     /// Runs `body` for every plugin, in order, and counts the time.

@@ -52,6 +52,8 @@ public actor Provider<Target: TargetType> {
     nonisolated let deadlines: any DeadlineScheduling
     /// The time since the provider was made, on its clock: what metrics are measured with.
     nonisolated let elapsed: @Sendable () -> Duration
+    /// Numbers the calls (``RequestContext/id``).
+    nonisolated let requestIDs = RequestIDSource()
     /// Which identical in-flight requests are merged, unless a target says otherwise
     /// (``TargetType/deduplication``).
     public nonisolated let deduplication: Deduplication
@@ -245,6 +247,11 @@ extension Provider {
     }
 
     private static func makeElapsed<C: Clock<Duration>>(_ clock: C) -> @Sendable () -> Duration {
+        // The default clock without generic indirection: this is read a few times per request.
+        if let continuous = clock as? ContinuousClock {
+            let origin = continuous.now
+            return { origin.duration(to: ContinuousClock.now) }
+        }
         let origin = clock.now
         return { origin.duration(to: clock.now) }
     }

@@ -30,7 +30,24 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// time in mappings and plugins (``RequestMetrics``). Set by the provider when the call ends;
     /// `nil` on a response made by hand, and in plugins' `didReceive` and `process`, which run
     /// before the call ends (``Plugin/didFinish(_:metrics:context:)`` receives them).
-    public internal(set) var metrics: RequestMetrics?
+    public internal(set) var metrics: RequestMetrics? {
+        get { annotations?.metrics }
+        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: newValue) }
+    }
+
+    /// Metrics, kept out of line so that a response (and every `Result` holding one) stays two
+    /// words wide, and so that a response without them allocates nothing for them.
+    private final class Annotations: Sendable {
+        let transferMetrics: TransferMetrics?
+        let metrics: RequestMetrics?
+
+        init(transferMetrics: TransferMetrics?, metrics: RequestMetrics?) {
+            self.transferMetrics = transferMetrics
+            self.metrics = metrics
+        }
+    }
+
+    private var annotations: Annotations?
 
     /// The HTTP status code.
     public var statusCode: Int { storage.statusCode }
@@ -56,19 +73,20 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil
     ) {
         storage = Storage(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
-        self.transferMetrics = transferMetrics
+        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil) }
     }
 
     /// What the transport reported about the exchange (bytes, redirects, when the head arrived),
-    /// if it did. Kept beside the shared storage, so setting it copies nothing.
-    public var transferMetrics: TransferMetrics?
+    /// if it did.
+    public var transferMetrics: TransferMetrics? {
+        get { annotations?.transferMetrics }
+        set { annotations = Annotations(transferMetrics: newValue, metrics: metrics) }
+    }
 
     /// A copy saved at `fileURL` instead.
     func moved(to fileURL: URL) -> Response {
-        var moved = Response(
-            statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL,
-            transferMetrics: transferMetrics)
-        moved.metrics = metrics
+        var moved = Response(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
+        moved.annotations = annotations
         return moved
     }
 

@@ -15,8 +15,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// behind the network, queueing hundreds of MB of chunks (measured: 300 MB peak for 1 GiB,
     /// against ~60 MB with batches).
     ///
-    /// Only touched inside the router's lock, from URLSession's delegate queue.
-    final class FileSink {
+    /// Only touched inside the router's lock, from URLSession's delegate queue, or by the one
+    /// thread that removed its entry from the table.
+    final class FileSink: @unchecked Sendable {
+        // @unchecked: the delegate boundary. Its mutable state (the handle, the pending batch) is
+        // only used under the router's lock or after its entry left the table, never by two
+        // threads at once.
         static let batchSize = 1 << 20
 
         let url: URL
@@ -55,7 +59,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         let request: URLRequest
         let continuation: CheckedContinuation<Response, any Error>
         let limits: Limits
@@ -67,7 +71,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var received: Int64 = 0
         /// The transfer failed while running (a write error, a limit crossed, a refused redirect);
         /// it ends with this error, whatever the task reports.
-        var failure: (any Error)?
+        var failure: (any Error & Sendable)?
         /// An authentication challenge was refused; the 401 that caused it is the answer.
         var refusedChallenge = false
         /// Redirects followed so far for this request.
@@ -135,7 +139,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Ends the transfer of `task` with `error`, if it is still running.
-    func abort(_ task: URLSessionTask, with error: any Error) {
+    func abort(_ task: URLSessionTask, with error: any Error & Sendable) {
         entries.withLock { entries in
             guard var entry = entries[task.taskIdentifier] else { return }
             Self.abort(&entry, task: task, with: error)
@@ -147,7 +151,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// `false`, cancels its task; the waiting request is answered when the task reports its end.
     /// Called inside the lock.
     private static func abort(
-        _ entry: inout Entry, task: URLSessionTask, with error: any Error, cancelling: Bool = true
+        _ entry: inout Entry, task: URLSessionTask, with error: any Error & Sendable, cancelling: Bool = true
     ) {
         guard entry.failure == nil else { return }
         entry.failure = error
@@ -197,7 +201,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 if let file = entry.file {
                     do { try file.append(data) } catch {
-                        Self.abort(&entry, task: dataTask, with: error)
+                        Self.abort(&entry, task: dataTask, with: CourierError(error))
                         return (nil, 0)
                     }
                 } else {
@@ -303,7 +307,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var failure = entry.failure
         if let file = entry.file {
             if failure == nil, error == nil {
-                do { try file.flush() } catch { failure = error }
+                do { try file.flush() } catch { failure = CourierError(error) }
             }
             file.close()
         }

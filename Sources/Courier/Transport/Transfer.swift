@@ -47,6 +47,9 @@ public struct Transfer: Sendable {
     /// The time since the provider was made, on its clock: a transport reads it when the response
     /// head arrives, for ``TransferMetrics/responseStart``. `nil` when nobody measures.
     public var elapsed: (@Sendable () -> Duration)?
+    /// Whether this is answered by a sample response (a stub): nothing goes on the wire, so the
+    /// destination's scheme is not checked.
+    var isSample = false
 
     /// Creates a transfer.
     public init(
@@ -89,15 +92,20 @@ extension Transfer {
     ) async throws -> Response {
         let transfer = self
         var request = transfer.request
-        try RequestValidation.validateDestination(request.url, limits: transfer.limits)
+        if !transfer.isSample { try RequestValidation.validateDestination(request.url, limits: transfer.limits) }
         if case .file(let url) = transfer.body {
             request.httpBody = try await BlockingIO.run { isCancelled in
                 try FileBody.readAll(url, isCancelled: isCancelled)
             }
         }
-        let length = Int64(request.httpBody?.count ?? 0)
-        var response = try await send(request)
-        let responseStart = transfer.elapsed?()
+        let response = try await send(request)
+        return try completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
+    }
+
+    /// The end of ``sendBuffered(_:)`` once the whole response is in memory: the size limit,
+    /// progress, and for a file destination the body written to the file.
+    func completeBuffered(_ response: Response, sent length: Int64) throws -> Response {
+        let transfer = self
         let limit =
             if case .file = transfer.destination { transfer.limits.maxDownloadBytes } else {
                 transfer.limits.maxResponseBytes
@@ -110,12 +118,14 @@ extension Transfer {
         if length > 0 { transfer.progress?(.sent(bytes: length, total: length)) }
         transfer.progress?(.responseStarted(expectedLength: received))
         transfer.progress?(.received(bytes: received))
+        // In memory: returned as it came (the provider reads the sizes off the request and the
+        // response), so a stub allocates nothing for its metrics.
+        guard case .file(let url) = transfer.destination else { return response }
+        let responseStart = transfer.elapsed?()
         var metrics = response.transferMetrics ?? TransferMetrics()
         metrics.bytesSent = max(metrics.bytesSent, length)
         metrics.bytesReceived = max(metrics.bytesReceived, received)
         metrics.responseStart = metrics.responseStart ?? responseStart
-        response.transferMetrics = metrics
-        guard case .file(let url) = transfer.destination else { return response }
         // The one place a whole body in memory becomes a download, for every transport built on
         // `send(_:)` and for stubs.
         try response.data.write(to: url)
