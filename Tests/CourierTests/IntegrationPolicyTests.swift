@@ -16,7 +16,9 @@ struct IntegrationPolicyTests {
     }
 
     @Test func basicAuthWithAndWithoutCredentials() async throws {
-        let target = Bin(path: "basic-auth/ada/l0velace", timeout: .seconds(10))
+        // A hang (the Linux challenge bug) would last forever; 60 s only bounds it, generously
+        // enough for a loaded machine under ThreadSanitizer.
+        let target = Bin(path: "basic-auth/ada/l0velace", timeout: .seconds(60))
         let withCredentials = Provider<Bin>(plugins: [.credentials { _ in ("ada", "l0velace") }])
         #expect(try await withCredentials.request(target).statusCode == 200)
         let wrong = Provider<Bin>(plugins: [.credentials { _ in ("ada", "nope") }])
