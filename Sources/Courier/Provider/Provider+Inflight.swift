@@ -46,25 +46,29 @@ struct InflightKey: Hashable, Sendable {
 struct InflightEntry {
     let id: UInt64
     var waiters: [ObjectIdentifier: CheckedContinuation<Result<Response, CourierError>, Never>]
+    /// Each waiter's own deadline (its timer entry), for those that have one.
+    var deadlines: [ObjectIdentifier: UInt64] = [:]
     var task: Task<Void, Never>?
 }
 
 /// Identifies one waiting caller, so it can leave alone.
 final class InflightWaiter: Sendable {
-    /// Whether the caller joined an exchange already in flight rather than starting it.
+    /// Whether the caller joined an exchange already in flight rather than starting it: written on
+    /// the provider actor, read by the caller after it was answered.
     let joined = Locked(false)
 }
 
 extension Provider {
     /// Waits for the shared exchange for `key`, starting it if this caller is the first. Each caller
     /// can cancel alone: it gets ``CourierError/cancelled`` at once and the others keep waiting; the
-    /// last one to leave cancels the exchange.
+    /// last one to leave cancels the exchange. When `deadline` passes, the caller leaves the same
+    /// way with ``CourierError/timedOut(_:)`` (a timer entry, no task of its own while it waits).
     nonisolated func shared(
-        _ key: InflightKey, waiter: InflightWaiter,
+        _ key: InflightKey, waiter: InflightWaiter, deadline: Duration?,
         exchange: @escaping @Sendable () async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {
         await withTaskCancellationHandler {
-            await join(key, waiter: waiter, exchange: exchange)
+            await join(key, waiter: waiter, deadline: deadline, exchange: exchange)
         } onCancel: {
             Task { await self.leave(key, waiter: waiter) }
         }
@@ -72,7 +76,7 @@ extension Provider {
 
     /// Registers the caller, in one actor step, with the entry for `key` (made here if there is none).
     private func join(
-        _ key: InflightKey, waiter: InflightWaiter,
+        _ key: InflightKey, waiter: InflightWaiter, deadline: Duration?,
         exchange: @escaping @Sendable () async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {
         // This runs on the caller's task: a cancel that came before the join is seen here (the
@@ -82,14 +86,21 @@ extension Provider {
         return await withCheckedContinuation { continuation in
             let id = ObjectIdentifier(waiter)
             defer { signalWaiters() }
+            let timer = deadline.map { deadline in
+                deadlines.schedule(after: deadline) {
+                    Task { await self.leave(key, waiter: waiter, with: .timedOut(deadline)) }
+                }
+            }
             if inflight[key] != nil {
                 inflight[key]?.waiters[id] = continuation
+                inflight[key]?.deadlines[id] = timer
                 waiter.joined.withLock { $0 = true }
                 return
             }
             let entryID = nextInflightID
             nextInflightID &+= 1
             var entry = InflightEntry(id: entryID, waiters: [id: continuation])
+            entry.deadlines[id] = timer
             entry.task = Task {
                 // `exchange` is nonisolated: the work runs off the actor, which only records the end.
                 let result = await exchange()
@@ -104,17 +115,20 @@ extension Provider {
         // The entry may be gone (everyone left) or replaced by a newer one with the same key.
         guard let entry = inflight[key], entry.id == entryID else { return }
         inflight[key] = nil
-        for continuation in entry.waiters.values {
+        for (waiter, continuation) in entry.waiters {
+            if let timer = entry.deadlines[waiter] { deadlines.cancel(timer) }
             continuation.resume(returning: result)
         }
     }
 
-    /// Answers a cancelled caller at once; cancels the exchange when it was the last one waiting.
-    /// Does nothing for a caller that already left or was answered.
-    func leave(_ key: InflightKey, waiter: InflightWaiter) {
+    /// Answers a caller that was cancelled (or whose deadline passed) at once; cancels the
+    /// exchange when it was the last one waiting. Does nothing for a caller that already left or
+    /// was answered.
+    func leave(_ key: InflightKey, waiter: InflightWaiter, with error: CourierError = .cancelled) {
         let id = ObjectIdentifier(waiter)
         guard var entry = inflight[key], let continuation = entry.waiters.removeValue(forKey: id) else { return }
-        continuation.resume(returning: .failure(.cancelled))
+        if let timer = entry.deadlines.removeValue(forKey: id) { deadlines.cancel(timer) }
+        continuation.resume(returning: .failure(error))
         if entry.waiters.isEmpty {
             entry.task?.cancel()
             inflight[key] = nil

@@ -224,23 +224,17 @@ extension Provider {
                 let key = InflightKey(request, task: endpoint.task)
             {
                 // Each caller waits within its own deadline: when it passes, this caller leaves
-                // (as if cancelled) and the shared exchange goes on for the others.
+                // (as if cancelled) and the shared exchange goes on for the others. The shared
+                // exchange has none of its own: it ends when the last caller leaves.
                 let waiter = InflightWaiter()
-                let shared: @Sendable () async -> Result<Response, CourierError> = {
-                    await self.shared(key, waiter: waiter) {
-                        await self.exchange(
-                            request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                            download: nil, progress: nil)
-                    }
+                result = await shared(key, waiter: waiter, deadline: deadline) {
+                    await self.exchange(
+                        request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
+                        download: nil, progress: nil)
                 }
-                if let deadline {
-                    result = await within(deadline, shared)
-                } else {
-                    result = await shared()
-                }
-                if result.failure.map({ $0.isCancellation || $0.isTimeout }) == true {
-                    // Answered by its deadline or a cancel: it has left (and cancelled the
-                    // exchange if it was the last one) before it returns.
+                if result.failure?.isCancellation == true {
+                    // Cancelled: it has left (and cancelled the exchange if it was the last one)
+                    // before it returns. (A caller whose deadline passed left on the actor already.)
                     await leave(key, waiter: waiter)
                 }
                 exchanged.joined = waiter.joined.withLock { $0 }
