@@ -6,7 +6,7 @@ import Foundation
 /// where you can add headers or swap the task; its request mapping then calls ``urlRequest()``.
 ///
 /// Equality and hashing cover the URL, method, task (bodies included) and headers, not
-/// ``sampleResponse``.
+/// ``sampleResponseClosure``.
 public struct Endpoint: Sendable {
     /// The full URL: the target's base URL and path, before any parameters from the task.
     public var url: URL
