@@ -312,94 +312,6 @@ extension Provider {
         }
     }
 
-    /// Builds the transfer for the task (file body, multipart body built off Swift's thread pool,
-    /// in memory or through a temporary file, download to its temporary file), checks the
-    /// destination's scheme, sends it, and removes the temporary body file whatever happens.
-    @inline(__always)
-    private static func transfer<T: Transport>(
-        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
-        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration,
-        isSample: Bool
-    ) async throws -> Response {
-        var transfer = Transfer(request: request, target: target, limits: limits)
-        transfer.elapsed = elapsed
-        transfer.isSample = isSample
-        var temporaryBody: URL?
-        defer {
-            if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
-        }
-        switch task {
-        case .uploadFile(let url, _):
-            transfer.body = .file(url)
-        case .uploadMultipart(let form, _) where request.httpBody == nil && request.httpBodyStream == nil:
-            // The body must be as long as the Content-Length the request announced; a file part
-            // that changed size since then is an error, not a truncated or overlong body.
-            let announced = request.value(forHTTPHeaderField: "Content-Length").flatMap { UInt64($0) }
-            let length: UInt64
-            if try MultipartEncoder.totalLength(form) <= UInt64(max(0, form.memoryThreshold)) {
-                let body = try await MultipartEncoder.encodeInMemoryOffPool(form)
-                transfer.request.httpBody = body
-                length = UInt64(body.count)
-            } else {
-                let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
-                temporaryBody = file
-                transfer.body = .file(file)
-                length = try FileBody.regularFileSize(file)
-            }
-            if let announced, announced != length {
-                throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: announced, actual: length))
-            }
-        default:
-            break
-        }
-        if let download { transfer.destination = .file(download) }
-        if let progress {
-            progress.start(uploadLength: uploadLength(of: transfer))
-            transfer.progress = { progress.report($0) }
-        }
-        return try await transport.send(transfer)
-    }
-
-    private static func uploadLength(of transfer: Transfer) -> Int64? {
-        switch transfer.body {
-        case .file(let url):
-            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
-            return size?.int64Value
-        case .inRequest:
-            if let body = transfer.request.httpBody { return Int64(body.count) }
-            return transfer.request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-        }
-    }
-
-    /// Moves a successful download to its destination; removes the temporary file otherwise.
-    private static func saveDownload(
-        _ result: Result<Response, CourierError>, to destination: DownloadDestination
-    ) -> Result<Response, CourierError> {
-        switch result {
-        case .success(let response):
-            guard let temporary = response.fileURL else { return result }
-            do {
-                let httpResponse =
-                    response.response
-                    ?? HTTPURLResponse(
-                        url: response.request?.url ?? temporary, statusCode: response.statusCode,
-                        httpVersion: "HTTP/1.1", headerFields: nil)
-                guard let httpResponse else { throw CourierError.downloadDestination(URLError(.badServerResponse)) }
-                let placement = try destination.resolve(temporaryURL: temporary, response: httpResponse)
-                try destination.move(temporary, to: placement)
-                return .success(response.moved(to: placement.url))
-            } catch {
-                try? FileManager.default.removeItem(at: temporary)
-                return .failure(CourierError(error))
-            }
-        case .failure(let error):
-            if let temporary = error.response?.fileURL {
-                try? FileManager.default.removeItem(at: temporary)
-            }
-            return result
-        }
-    }
-
     private static func checkCancellation() throws(CourierError) {
         if Task.isCancelled { throw .cancelled }
     }
@@ -409,55 +321,6 @@ extension Provider {
         let wrapped = CourierError(error)
         if case .underlying = wrapped, Task.isCancelled { return .cancelled }
         return wrapped
-    }
-}
-
-/// Names for the temporary files Courier creates (and always removes).
-enum TemporaryFiles {
-    static func newDownloadURL() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).part")
-    }
-}
-
-/// The transport a stubbed request goes through: it answers with the endpoint's sample response
-/// (after `delay` on the provider's clock), and the same transfer path as the network's does the
-/// rest (file bodies, multipart bodies, downloads, progress, limits).
-struct SampleTransport: Transport {
-    let sample: @Sendable () -> SampleResponse
-    let delay: Duration?
-    let clock: any Clock<Duration>
-
-    func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
-    /// The shared buffered path; a body already in the request is answered without suspending
-    /// (a stubbed request is the pipeline's own cost, so it takes no extra hops).
-    func send(_ transfer: Transfer) async throws -> Response {
-        if let delay {
-            do { try await clock.sleep(for: delay) } catch { throw CourierError.cancelled }
-        }
-        guard case .inRequest = transfer.body else {
-            return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample()) }
-        }
-        let request = transfer.request
-        let response = try SampleTransport.response(for: request, sample: sample())
-        return try transfer.completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
-    }
-
-    static func response(for request: URLRequest, sample: SampleResponse) throws -> Response {
-        switch sample {
-        case .networkResponse(let statusCode, let data):
-            let httpResponse = request.url.flatMap {
-                HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: nil)
-            }
-            return Response(statusCode: statusCode, data: data, request: request, response: httpResponse)
-        case .response(let httpResponse, let data):
-            return Response(
-                statusCode: httpResponse.statusCode, data: data, request: request, response: httpResponse)
-        case .networkError(let error):
-            throw error
-        }
     }
 }
 
@@ -472,32 +335,5 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
-    }
-}
-
-/// One call's identity, metrics and start, carried through the driver.
-struct CallRecord {
-    var context: RequestContext
-    var metrics: RequestMetrics
-    /// When the call began (the provider's `elapsed`).
-    let start: Duration
-    /// The latest reading of the clock, reused where nothing can have happened since.
-    var last: Duration
-
-    init(id: RequestID, target: any TargetType, start: Duration) {
-        context = RequestContext(id: id, target: target)
-        metrics = RequestMetrics(id: context.id)
-        self.start = start
-        last = start
-    }
-
-    /// Runs `body` for every plugin, in order, and counts the time.
-    mutating func hooks<Target>(
-        _ provider: Provider<Target>, _ body: (any Plugin, RequestContext) async -> Void
-    ) async {
-        guard !provider.plugins.isEmpty else { return }
-        let begun = provider.elapsed()
-        for plugin in provider.plugins { await body(plugin, context) }
-        metrics.plugins += provider.elapsed() - begun
     }
 }

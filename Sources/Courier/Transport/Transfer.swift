@@ -90,10 +90,9 @@ extension Transfer {
     public func sendBuffered(
         _ send: (URLRequest) async throws -> Response
     ) async throws -> Response {
-        let transfer = self
-        var request = transfer.request
-        if !transfer.isSample { try RequestValidation.validateDestination(request.url, limits: transfer.limits) }
-        if case .file(let url) = transfer.body {
+        var request = self.request
+        if !isSample { try RequestValidation.validateDestination(request.url, limits: limits) }
+        if case .file(let url) = body {
             request.httpBody = try await BlockingIO.run { isCancelled in
                 try FileBody.readAll(url, isCancelled: isCancelled)
             }
@@ -105,23 +104,22 @@ extension Transfer {
     /// The end of ``sendBuffered(_:)`` once the whole response is in memory: the size limit,
     /// progress, and for a file destination the body written to the file.
     func completeBuffered(_ response: Response, sent length: Int64) throws -> Response {
-        let transfer = self
         let limit =
-            if case .file = transfer.destination { transfer.limits.maxDownloadBytes } else {
-                transfer.limits.maxResponseBytes
+            if case .file = destination { limits.maxDownloadBytes } else {
+                limits.maxResponseBytes
             }
         let received = Int64(response.data.count)
         if received > limit {
             throw CourierError.limitExceeded(
-                transfer.destination == .memory ? .responseBody(limit: limit) : .downloadBody(limit: limit))
+                destination == .memory ? .responseBody(limit: limit) : .downloadBody(limit: limit))
         }
-        if length > 0 { transfer.progress?(.sent(bytes: length, total: length)) }
-        transfer.progress?(.responseStarted(expectedLength: received))
-        transfer.progress?(.received(bytes: received))
+        if length > 0 { progress?(.sent(bytes: length, total: length)) }
+        progress?(.responseStarted(expectedLength: received))
+        progress?(.received(bytes: received))
         // In memory: returned as it came (the provider reads the sizes off the request and the
         // response), so a stub allocates nothing for its metrics.
-        guard case .file(let url) = transfer.destination else { return response }
-        let responseStart = transfer.elapsed?()
+        guard case .file(let url) = destination else { return response }
+        let responseStart = elapsed?()
         var metrics = response.transferMetrics ?? TransferMetrics()
         metrics.bytesSent = max(metrics.bytesSent, length)
         metrics.bytesReceived = max(metrics.bytesReceived, received)

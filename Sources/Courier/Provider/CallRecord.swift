@@ -1,0 +1,26 @@
+/// One call's identity, metrics and start, carried through the driver.
+struct CallRecord {
+    var context: RequestContext
+    var metrics: RequestMetrics
+    /// When the call began (the provider's `elapsed`).
+    let start: Duration
+    /// The latest reading of the clock, reused where nothing can have happened since.
+    var last: Duration
+
+    init(id: RequestID, target: any TargetType, start: Duration) {
+        context = RequestContext(id: id, target: target)
+        metrics = RequestMetrics(id: context.id)
+        self.start = start
+        last = start
+    }
+
+    /// Runs `body` for every plugin, in order, and counts the time.
+    mutating func hooks<Target>(
+        _ provider: Provider<Target>, _ body: (any Plugin, RequestContext) async -> Void
+    ) async {
+        guard !provider.plugins.isEmpty else { return }
+        let begun = provider.elapsed()
+        for plugin in provider.plugins { await body(plugin, context) }
+        metrics.plugins += provider.elapsed() - begun
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Provider {
+    /// Builds the transfer for the task (file body, multipart body built off Swift's thread pool,
+    /// in memory or through a temporary file, download to its temporary file), checks the
+    /// destination's scheme, sends it, and removes the temporary body file whatever happens.
+    @inline(__always)
+    static func transfer<T: Transport>(
+        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
+        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration,
+        isSample: Bool
+    ) async throws -> Response {
+        var transfer = Transfer(request: request, target: target, limits: limits)
+        transfer.elapsed = elapsed
+        transfer.isSample = isSample
+        var temporaryBody: URL?
+        defer {
+            if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
+        }
+        switch task {
+        case .uploadFile(let url, _):
+            transfer.body = .file(url)
+        case .uploadMultipart(let form, _) where request.httpBody == nil && request.httpBodyStream == nil:
+            // The body must be as long as the Content-Length the request announced; a file part
+            // that changed size since then is an error, not a truncated or overlong body.
+            let announced = request.value(forHTTPHeaderField: "Content-Length").flatMap { UInt64($0) }
+            let length: UInt64
+            if try MultipartEncoder.totalLength(form) <= UInt64(max(0, form.memoryThreshold)) {
+                let body = try await MultipartEncoder.encodeInMemoryOffPool(form)
+                transfer.request.httpBody = body
+                length = UInt64(body.count)
+            } else {
+                let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
+                temporaryBody = file
+                transfer.body = .file(file)
+                length = try FileBody.regularFileSize(file)
+            }
+            if let announced, announced != length {
+                throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: announced, actual: length))
+            }
+        default:
+            break
+        }
+        if let download { transfer.destination = .file(download) }
+        if let progress {
+            progress.start(uploadLength: uploadLength(of: transfer))
+            transfer.progress = { progress.report($0) }
+        }
+        return try await transport.send(transfer)
+    }
+
+    static func uploadLength(of transfer: Transfer) -> Int64? {
+        switch transfer.body {
+        case .file(let url):
+            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+            return size?.int64Value
+        case .inRequest:
+            if let body = transfer.request.httpBody { return Int64(body.count) }
+            return transfer.request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        }
+    }
+
+    /// Moves a successful download to its destination; removes the temporary file otherwise.
+    static func saveDownload(
+        _ result: Result<Response, CourierError>, to destination: DownloadDestination
+    ) -> Result<Response, CourierError> {
+        switch result {
+        case .success(let response):
+            guard let temporary = response.fileURL else { return result }
+            do {
+                let httpResponse =
+                    response.response
+                    ?? HTTPURLResponse(
+                        url: response.request?.url ?? temporary, statusCode: response.statusCode,
+                        httpVersion: "HTTP/1.1", headerFields: nil)
+                guard let httpResponse else { throw CourierError.downloadDestination(URLError(.badServerResponse)) }
+                let placement = try destination.resolve(temporaryURL: temporary, response: httpResponse)
+                try destination.move(temporary, to: placement)
+                return .success(response.moved(to: placement.url))
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                return .failure(CourierError(error))
+            }
+        case .failure(let error):
+            if let temporary = error.response?.fileURL {
+                try? FileManager.default.removeItem(at: temporary)
+            }
+            return result
+        }
+    }
+}
+
+/// Names for the temporary files Courier creates (and always removes).
+enum TemporaryFiles {
+    static func newDownloadURL() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-\(UUID().uuidString).part")
+    }
+}
