@@ -19,10 +19,11 @@ enum URLBuilder {
     private static let hash = UInt8(ascii: "#")
 
     static func url(baseURL: URL, path: String) throws(CourierError) -> URL {
-        try validate(baseURL)
+        let absolute = baseURL.absoluteString
+        try validate(absolute)
         if path.isEmpty { return baseURL }
 
-        let (base, baseQuery, fragment) = split(baseURL.absoluteString)
+        let (base, baseQuery, fragment) = split(absolute)
         var pathPart = Substring(path)
         var pathQuery: Substring = ""
         if let mark = path.utf8.firstIndex(of: question) {
@@ -69,13 +70,62 @@ enum URLBuilder {
         return result
     }
 
-    static func validate(_ baseURL: URL) throws(CourierError) {
-        guard let scheme = baseURL.scheme, !scheme.isEmpty else {
-            throw .requestMapping("'\(baseURL.absoluteString)' has no scheme (expected e.g. https://)")
+    /// Checks that a base URL (its `absoluteString`) has a scheme and, for http and https, a host.
+    ///
+    /// Read off the text the URL was parsed from, rather than through `URL.scheme` and `URL.host`,
+    /// which parse it again (5% of a stubbed request's time). The rules are RFC 3986's, as
+    /// Foundation's: the scheme is what precedes the first `:` when it is a valid scheme; the host
+    /// is the authority after `//` without user info and port.
+    static func validate(_ absolute: String) throws(CourierError) {
+        let problem =
+            absolute.utf8.withContiguousStorageIfAvailable(baseURLProblem)
+            ?? Array(absolute.utf8).withUnsafeBufferPointer(baseURLProblem)
+        switch problem {
+        case nil: return
+        case .noScheme?:
+            throw .requestMapping("'\(Redaction.string(absolute))' has no scheme (expected e.g. https://)")
+        case .noHost?:
+            throw .requestMapping("'\(Redaction.string(absolute))' has no host")
         }
-        if isHTTP(scheme), (baseURL.host ?? "").isEmpty {
-            throw .requestMapping("'\(baseURL.absoluteString)' has no host")
+    }
+
+    enum BaseURLProblem {
+        case noScheme, noHost
+    }
+
+    private static func baseURLProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> BaseURLProblem? {
+        // The scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
+        var colon = 0
+        while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") {
+            let byte = bytes[colon]
+            let letter = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")
+            let other =
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            guard letter || (colon > 0 && other) else { return .noScheme }
+            colon += 1
         }
+        guard colon > 0, colon < bytes.count else { return .noScheme }
+        // Only http and https (in any case) need a host.
+        guard colon == 4 || colon == 5 else { return nil }
+        for (offset, expected) in "https".utf8.prefix(colon).enumerated() where bytes[offset] | 0x20 != expected {
+            return nil
+        }
+        var start = colon + 1
+        guard start + 1 < bytes.count, bytes[start] == slash, bytes[start + 1] == slash else { return .noHost }
+        start += 2
+        var end = start
+        while end < bytes.count, bytes[end] != slash, bytes[end] != question, bytes[end] != hash { end += 1 }
+        // User info ends at the authority's last "@".
+        var host = start
+        for index in start..<end where bytes[index] == UInt8(ascii: "@") { host = index + 1 }
+        if host < end, bytes[host] == UInt8(ascii: "[") {
+            // An IP literal: something inside the brackets.
+            return end - host > 2 ? nil : .noHost
+        }
+        var hostEnd = host
+        while hostEnd < end, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
+        return hostEnd > host ? nil : .noHost
     }
 
     /// Whether a segment of `path` is `.` or `..`, as written or once percent-decoded, with `/` or
@@ -93,16 +143,6 @@ enum URLBuilder {
             }
         }
         return false
-    }
-
-    /// `http` or `https`, in any case.
-    private static func isHTTP(_ scheme: String) -> Bool {
-        let bytes = scheme.utf8
-        guard bytes.count == 4 || bytes.count == 5 else { return false }
-        for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected {
-            return false
-        }
-        return true
     }
 
     /// Splits a URL string into the part before the query, the query, and the fragment with its `#`.

@@ -42,7 +42,11 @@ extension Provider {
         var machine = CallStateMachine(policy: target.retryPolicy ?? retryPolicy)
         var signed: SignedRequest?
         var action = machine.start()
+        // Whether the last action was an attempt, so the clock reading at its end is still now.
+        var attempted = false
         while true {
+            let afterAttempt = attempted
+            attempted = false
             switch action {
             case .send(let attempt):
                 call.context.attempt = attempt
@@ -53,6 +57,7 @@ extension Provider {
                 action = await self.attempt(
                     request, endpoint: endpoint, target: target, progress: progress, signed: &signed,
                     machine: &machine, call: &call)
+                attempted = true
             case .refresh:
                 let begun = elapsed()
                 var failure: CourierError?
@@ -77,7 +82,7 @@ extension Provider {
                 }
                 call.metrics.waits.append(elapsed() - begun)
             case .finish(let result, let report):
-                return await end(result, report: report, call: &call)
+                return await end(result, report: report, call: &call, justAttempted: afterAttempt)
             case .none:
                 return await end(
                     .failure(.invalidUse("the call's state machine is out of step")), report: true, call: &call)
@@ -172,7 +177,7 @@ extension Provider {
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
     @inline(__always)
     private nonisolated func end(
-        _ result: Result<Response, CourierError>, report: Bool, call: inout CallRecord
+        _ result: Result<Response, CourierError>, report: Bool, call: inout CallRecord, justAttempted: Bool = false
     ) async -> Result<Response, CourierError> {
         if report, !plugins.isEmpty {
             await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
@@ -183,7 +188,8 @@ extension Provider {
             result = await plugin.process(result, context: call.context)
             call.metrics.plugins += elapsed() - begun
         }
-        call.metrics.total = elapsed() - call.start
+        // Nothing ran since an attempt ended (no plugins): its reading is the end.
+        call.metrics.total = (justAttempted && plugins.isEmpty ? call.last : elapsed()) - call.start
         let metrics = call.metrics
         result = result.map { $0.with(metrics) }.mapError { $0.with(metrics) }
         for plugin in plugins {

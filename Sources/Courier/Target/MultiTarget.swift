@@ -45,7 +45,8 @@ public enum MultiTarget: TargetType {
 extension TargetType {
     /// The target plugins are shown: the wrapped one for a ``MultiTarget``, otherwise `self`.
     var pluginTarget: any TargetType {
-        if let multi = self as? MultiTarget {
+        // The metatype comparison is free; the cast only runs for a MultiTarget.
+        if Self.self == MultiTarget.self, let multi = self as? MultiTarget {
             return multi.target.pluginTarget
         }
         return self

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The base-URL check reads the scheme and host off the URL's text; it must agree with
+/// Foundation's own parse of the same URL.
+@Suite struct BaseURLCheckTests {
+    @Test(arguments: [
+        "https://api.example.com", "HTTPS://API.EXAMPLE.COM/v1", "http://127.0.0.1:8080/get",
+        "http://user:secret@example.com/", "http://user@/path", "http:///nohost", "http://:80/",
+        "http://[::1]:8080/", "http://[]/", "http:", "http:relative", "https://?q=1", "https://#top",
+        "https://a", "http://%20/", "unix:/var/run/app", "localhost:8080/v1", "api.example.com",
+        "/relative/path", "example", "a+b-c.d://host", "1http://host", "ftp://files.example.com",
+        "mailto:someone@example.com", "http://example.com:notaport/",
+    ])
+    func agreesWithFoundation(text: String) throws {
+        guard let url = URL(string: text) else { return }
+        let scheme = url.scheme ?? ""
+        let http = ["http", "https"].contains(scheme.lowercased())
+        let expected = !scheme.isEmpty && !(http && (url.host ?? "").isEmpty)
+        var accepted = true
+        do { try URLBuilder.validate(url.absoluteString) } catch { accepted = false }
+        #expect(accepted == expected, "\(text): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
+    }
+
+    @Test func errorsDoNotPrintUserInfo() {
+        #expect {
+            try URLBuilder.validate("http://user:hunter2@/path")
+        } throws: { error in
+            guard case CourierError.requestMapping(let reason) = error else { return false }
+            return reason.contains("host") && !reason.contains("hunter2")
+        }
+    }
+}
