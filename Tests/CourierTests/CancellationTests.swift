@@ -128,7 +128,7 @@ import Testing
         #expect(transport.cancellations == 1)
     }
 
-    /// The URLSession transport latches a cancel that lands before its task exists.
+    /// The URLSession transport remembers a cancel that lands before its task starts: it never starts.
     @Test func urlSessionTransportHonoursACancelBeforeStart() async {
         let transport = URLSessionTransport()
         let request = URLRequest(url: URL(string: "http://127.0.0.1:9/never")!)

@@ -2,7 +2,7 @@
 //
 //   LoadCheck http BASE_URL ITERATIONS     throughput, sequential and 64-way, with and without decoding
 //   LoadCheck aa BASE_URL ITERATIONS       raw against raw through the same harness (its noise)
-//   LoadCheck stub ITERATIONS              stubbed requests per second, 0 and 3 plugins
+//   LoadCheck stub ITERATIONS              stubbed requests per second, 0 and 3 plugins (median of 5, min, max)
 //   LoadCheck dedup COUNT                  COUNT identical requests in flight against a gated transport
 //   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS
 //   LoadCheck memory BASE_URL COUNT        heap growth after COUNT real requests, all released (Memory.swift)
@@ -265,14 +265,18 @@ struct LoadCheck {
         for (label, plugins) in configurations {
             let provider = Provider<Small>(stubClosure: Provider.immediatelyStub, plugins: plugins)
             for _ in 0..<2_000 { _ = try await provider.request(target) }
-            var best = 0.0
-            for _ in 0..<3 {
+            // Five runs: the median is the figure (never the best run), min and max show the spread.
+            var rates: [Double] = []
+            for _ in 0..<5 {
                 let elapsed = try await measure {
                     for _ in 0..<iterations { _ = try await provider.request(target) }
                 }
-                best = max(best, Double(iterations) / elapsed)
+                rates.append(Double(iterations) / elapsed)
             }
-            line(label, best, nil, "req/s")
+            rates.sort()
+            line(label, rates[rates.count / 2], nil, "req/s")
+            line(label + "-min", rates[0], nil, "req/s")
+            line(label + "-max", rates[rates.count - 1], nil, "req/s")
         }
     }
 

@@ -3,15 +3,22 @@ import Foundation
 /// A `Sendable` value guarded by a lock, for state that synchronous code must touch: code that
 /// cannot suspend, so the state cannot live in an actor.
 ///
-/// Where Courier uses it, and why each cannot be an actor:
-/// - the `URLSessionDelegate` boundary: `SessionRouter`'s table of transfers (one per session),
-///   `CancellationLatch` (one per transfer), the upload watcher's task handle (file bodies only):
-///   URLSession calls its delegate synchronously on its own queue;
-/// - cancellation handlers, which run synchronously: `FirstResult` and `DeadlineRace` (one each
-///   per deadline), `ProgressReporter`, `ProgressStream`'s claim, the multipart encoder's
-///   resumer, and an in-flight waiter's `joined` flag (shared requests only);
-/// - `DeadlineTimer` (one per provider), whose `schedule` must not suspend the request;
-/// - the request ids on Apple systems before macOS 15 / iOS 18 (`RequestIDSource`).
+/// Where Courier uses it, and why each cannot be an actor. Per transport, provider or stream:
+/// - `SessionRouter`'s table of transfers, one per `URLSessionTransport`: URLSession calls its
+///   delegate synchronously on its own queue. A transfer is an entry in that table, cancellation
+///   included, so a request over `URLSession` takes no lock of its own;
+/// - `DeadlineTimer`, one per provider, whose `schedule` must not suspend the request;
+/// - the request ids on Apple systems before macOS 15 / iOS 18 (`RequestIDSource`), one per provider.
+///
+/// Per request, only where a feature asks for it (cancellation handlers and Dispatch queues call
+/// in synchronously):
+/// - a deadline (`timeout`, `callTimeout`): `FirstResult` and `DeadlineRace`'s task handle;
+/// - progress: `ProgressReporter` and `ProgressStream`'s claim;
+/// - a shared (de-duplicated) request: the waiter's `joined` flag;
+/// - blocking file I/O moved off the cooperative pool (`BlockingIO`: file bodies read into memory,
+///   multipart bodies built in memory): one `BlockingCall`.
+///
+/// A stubbed request without these features takes none.
 ///
 /// `Mutex` from the Synchronization module would do, but it needs macOS 15 / iOS 18 and Courier
 /// supports older systems, so this wraps `NSLock`, which exists everywhere Foundation does.

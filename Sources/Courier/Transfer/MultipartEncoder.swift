@@ -236,24 +236,67 @@ enum BlockingIO {
     static func run<T: Sendable>(
         _ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T
     ) async throws -> T {
-        let cancelled = Locked(false)
-        let resumer = Locked<ResumeOnce<T>?>(nil)
-        defer { resumer.withLock { $0 }?.synchronize() }
+        let call = BlockingCall<T>()
+        defer { call.synchronize() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (checked: CheckedContinuation<T, any Error>) in
-                let continuation = ResumeOnce(checked)
-                resumer.withLock { $0 = continuation }
-                if cancelled.withLock({ $0 }) {
-                    continuation.resume(with: .failure(CancellationError()))
+            try await withCheckedThrowingContinuation { continuation in
+                guard call.begin(continuation) else {
+                    continuation.resume(throwing: CancellationError())
                     return
                 }
                 DispatchQueue.global(qos: .utility).async {
-                    continuation.resume(with: Result { try work { cancelled.withLock { $0 } } })
+                    call.finish(Result { try work { call.isCancelled } })
                 }
             }
         } onCancel: {
-            cancelled.withLock { $0 = true }
-            resumer.withLock { $0 }?.resume(with: .failure(CancellationError()))
+            call.cancel()
+        }
+    }
+}
+
+/// One ``BlockingIO`` call: whether it was cancelled, and the caller's continuation, resumed once
+/// by whichever comes first (the work's end or a cancel). Cancellation handlers and Dispatch
+/// queues touch it synchronously, so it sits behind one ``Locked``.
+private final class BlockingCall<T: Sendable>: Sendable {
+    private struct State: Sendable {
+        var cancelled = false
+        var continuation: CheckedContinuation<T, any Error>?
+    }
+
+    private let state = Locked(State())
+
+    /// Installs the continuation; `false` when the call was cancelled first.
+    func begin(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+        state.withLock { state in
+            if state.cancelled { return false }
+            state.continuation = continuation
+            return true
+        }
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func finish(_ result: Result<T, any Error>) {
+        take()?.resume(with: result)
+    }
+
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+        take()?.resume(throwing: CancellationError())
+    }
+
+    /// Called by the awaiting task once resumed. The work may resume the continuation on a
+    /// Dispatch thread before the awaiting task has even suspended; the runtime then carries on
+    /// without the path ThreadSanitizer watches, and the hand-off of the result looks like a race.
+    /// Taking the lock the resuming thread released makes the ordering visible.
+    func synchronize() {
+        state.withLock { _ in }
+    }
+
+    private func take() -> CheckedContinuation<T, any Error>? {
+        state.withLock { state in
+            defer { state.continuation = nil }
+            return state.continuation
         }
     }
 }

@@ -61,7 +61,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private struct Entry: Sendable {
         let request: URLRequest
-        let continuation: CheckedContinuation<Response, any Error>
+        /// The waiting request; `nil` from ``register`` until ``start``.
+        var continuation: CheckedContinuation<Response, any Error>?
+        /// Cancelled before ``start``: the task must not start.
+        var cancelledEarly = false
         let limits: Limits
         /// The body, when it goes to memory.
         var data = Data()
@@ -120,22 +123,63 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private let entries = Locked<[Int: Entry]>([:])
 
-    /// Called by a request's task once resumed, to make the hand-off of its result visible to
-    /// ThreadSanitizer (see `ResumeOnce.synchronize`).
+    /// Called by a request's task once resumed. FoundationNetworking may resume the continuation
+    /// on its own thread before the awaiting task has even suspended; the runtime then carries on
+    /// without the path ThreadSanitizer watches, and the hand-off of the result looks like a race.
+    /// Taking the lock the resuming thread released makes the ordering visible.
     func synchronize() {
         entries.withLock { _ in }
     }
 
+    /// Enters a transfer before its task starts, so that a cancel can find it from then on. One
+    /// entry per transfer, in the session's one table: a transfer needs no lock of its own.
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
-        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int,
-        continuation: CheckedContinuation<Response, any Error>
+        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
-                request: request, continuation: continuation, limits: limits, file: file, progress: progress,
-                redirects: redirects)
+                request: request, limits: limits, file: file, progress: progress, redirects: redirects)
         }
+    }
+
+    /// Installs the waiting continuation. Returns `nil` when the task may start; otherwise the
+    /// transfer ended before it started (cancelled, or aborted by its upload watcher), is forgotten,
+    /// and the error returned is its answer: the task must not start.
+    func start(_ task: URLSessionTask, continuation: CheckedContinuation<Response, any Error>) -> (any Error)? {
+        entries.withLock { entries -> (any Error)? in
+            guard var entry = entries[task.taskIdentifier] else { return CancellationError() }
+            if entry.cancelledEarly || entry.failure != nil {
+                entries[task.taskIdentifier] = nil
+                entry.file?.close()
+                return entry.failure ?? CancellationError()
+            }
+            entry.continuation = continuation
+            entries[task.taskIdentifier] = entry
+            return nil
+        }
+    }
+
+    /// Cancels a transfer: a running one is answered at once with `CancellationError` (the caller
+    /// does not wait for FoundationNetworking to process the cancel and report back) and its task
+    /// is cancelled; one not started yet is marked, so ``start`` refuses it.
+    func cancel(_ task: URLSessionTask) {
+        let continuation: CheckedContinuation<Response, any Error>? = entries.withLock { entries in
+            guard var entry = entries[task.taskIdentifier] else { return nil }
+            guard let continuation = entry.continuation else {
+                entry.cancelledEarly = true
+                entries[task.taskIdentifier] = entry
+                return nil
+            }
+            entries[task.taskIdentifier] = nil
+            entry.file?.close()
+            return continuation
+        }
+        guard let continuation else { return }
+        continuation.resume(throwing: CancellationError())
+        // FoundationNetworking handles a cancel synchronously on its own queue; the caller (who
+        // called Task.cancel()) has its answer already and need not wait for that.
+        DispatchQueue.global().async { task.cancel() }
     }
 
     /// Ends the transfer of `task` with `error`, if it is still running.
@@ -155,17 +199,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         guard entry.failure == nil else { return }
         entry.failure = error
-        guard cancelling else { return }
+        // A task not started yet is never started (see `start`), so there is nothing to cancel.
+        guard cancelling, entry.continuation != nil else { return }
         // Never call into the session from its delegate queue (see InlineDelegateQueue).
         DispatchQueue.global().async { task.cancel() }
-    }
-
-    /// Ends a request now (one that never started, or one being cancelled): later callbacks for
-    /// the task find no entry and are ignored.
-    func fail(_ task: URLSessionTask, with error: any Error) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        entry.file?.close()
-        entry.continuation.resume(throwing: error)
     }
 
     func urlSession(
@@ -300,7 +337,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         let result = outcome(of: entry, task: task, error: error)
         // Released after the result is built, so the waiting task's `synchronize()` orders it.
         entries.withLock { _ in }
-        entry.continuation.resume(with: result)
+        entry.continuation?.resume(with: result)
     }
 
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {

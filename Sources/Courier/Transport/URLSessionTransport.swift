@@ -103,50 +103,40 @@ public final class URLSessionTransport: Transport {
         if case .file(let url) = transfer.destination {
             file = SessionRouter.FileSink(url: url)
         }
-        let latch = CancellationLatch()
-        // See ResumeOnce.synchronize: the router resumes on FoundationNetworking's thread.
+        let task: URLSessionTask =
+            switch transfer.body {
+            case .inRequest: session.dataTask(with: transfer.request)
+            case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
+            }
+        // Entered before anything can cancel it; the router's table is the only lock involved.
+        router.register(
+            task, request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
+            redirects: redirects)
+        // See SessionRouter.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the
         // deadline; a watcher notices and ends the request at once.
-        var started: Locked<URLSessionTask?>?
         var watcher: Task<Void, Never>?
         if let uploadSize, let url = transfer.body.fileURL {
-            let task = Locked<URLSessionTask?>(nil)
-            started = task
             watcher = Task { [router] in
-                await FileBody.watch(url, size: uploadSize) { error in
-                    if let task = task.withLock({ $0 }) { router.abort(task, with: error) }
-                }
+                await FileBody.watch(url, size: uploadSize) { error in router.abort(task, with: error) }
             }
         }
         defer { watcher?.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let task: URLSessionTask =
-                        switch transfer.body {
-                        case .inRequest: session.dataTask(with: transfer.request)
-                        case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
-                        }
-                    started?.withLock { $0 = task }
-                    router.register(
-                        task, request: transfer.request, file: file, progress: transfer.progress,
-                        limits: transfer.limits, redirects: redirects, continuation: continuation)
-                    let router = router
-                    let running = latch.start(task) {
-                        router.fail(task, with: CancellationError())
-                    }
-                    if running {
-                        task.resume()
-                    } else {
-                        router.fail(task, with: CancellationError())
-                        // The task never starts; cancelling it removes it from the session, which
-                        // would otherwise keep it (and so itself) alive forever.
+                    if let ended = router.start(task, continuation: continuation) {
+                        // Cancelled (or aborted) before it started: it never starts. Cancelling it
+                        // removes it from the session, which would otherwise keep it alive.
+                        continuation.resume(throwing: ended)
                         task.cancel()
+                    } else {
+                        task.resume()
                     }
                 }
-            } onCancel: {
-                latch.cancel()
+            } onCancel: { [router] in
+                router.cancel(task)
             }
         } catch {
             if case .file(let url) = transfer.destination {
@@ -154,66 +144,5 @@ public final class URLSessionTransport: Transport {
             }
             throw error
         }
-    }
-}
-
-/// Remembers a cancel that arrives before the task exists, so it is never lost, and on cancel
-/// answers the caller at once (through `whenCancelled`) before cancelling the task: the caller does
-/// not wait for FoundationNetworking to process the cancel and report back.
-final class CancellationLatch: Sendable {
-    private enum State {
-        case idle
-        case running(URLSessionTask, @Sendable () -> Void)
-        case cancelled
-    }
-
-    private let state = Locked(State.idle)
-
-    /// Records the task and what to do if it is cancelled; returns `false` when the request was
-    /// already cancelled (the task must not start).
-    func start(_ task: URLSessionTask, whenCancelled: @escaping @Sendable () -> Void) -> Bool {
-        state.withLock { state in
-            if case .cancelled = state { return false }
-            state = .running(task, whenCancelled)
-            return true
-        }
-    }
-
-    func cancel() {
-        let running: (URLSessionTask, @Sendable () -> Void)? = state.withLock { state in
-            defer { state = .cancelled }
-            if case .running(let task, let action) = state { return (task, action) }
-            return nil
-        }
-        guard let (task, whenCancelled) = running else { return }
-        whenCancelled()
-        // FoundationNetworking handles a cancel synchronously on its own queue; the caller (who
-        // called Task.cancel()) has its answer already and need not wait for that.
-        DispatchQueue.global().async { task.cancel() }
-    }
-}
-
-/// A continuation resumed at most once, by whichever comes first: the task's completion or a cancel.
-final class ResumeOnce<Value: Sendable>: Sendable {
-    private let continuation: Locked<CheckedContinuation<Value, any Error>?>
-
-    init(_ continuation: CheckedContinuation<Value, any Error>) {
-        self.continuation = Locked(continuation)
-    }
-
-    func resume(with result: Result<Value, any Error>) {
-        let continuation = continuation.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
-        continuation?.resume(with: result)
-    }
-
-    /// Called by the awaiting task once resumed. FoundationNetworking may resume the continuation
-    /// on its own thread before the awaiting task has even suspended; the runtime then carries on
-    /// without the path ThreadSanitizer watches, and the hand-off of the result looks like a race.
-    /// Taking the lock the resuming thread released makes the ordering visible.
-    func synchronize() {
-        continuation.withLock { _ in }
     }
 }
