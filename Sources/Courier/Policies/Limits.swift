@@ -23,6 +23,12 @@ public struct Limits: Sendable, Hashable {
     public static let defaultMaxRedirects = 20
     /// The default for ``allowedSchemes``: `http` and `https`.
     public static let defaultAllowedSchemes: Set<String> = ["http", "https"]
+    /// The default for ``maxLineBytes``: 1 MiB.
+    public static let defaultMaxLineBytes: Int64 = 1 << 20
+    /// The default for ``maxStreamBacklogBytes``: 2 GiB.
+    public static let defaultMaxStreamBacklogBytes: Int64 = 2 << 30
+    /// The default for ``maxErrorBodyBytes``: 1 MiB.
+    public static let defaultMaxErrorBodyBytes: Int64 = 1 << 20
 
     /// The largest response body kept in memory, counted after decompression. Default:
     /// ``defaultMaxResponseBytes`` (64 MiB). A body announced larger (`Content-Length`) fails
@@ -43,6 +49,21 @@ public struct Limits: Sendable, Hashable {
     /// case. Default: ``defaultAllowedSchemes`` (`http`, `https`). Any other scheme fails with
     /// ``CourierError/schemeNotAllowed(_:)`` and nothing is sent.
     public var allowedSchemes: Set<String>
+    /// Streamed responses (``Provider/stream(_:)``): the longest line (``ResponseStream/lines``) or
+    /// Server-Sent Event data (``ResponseStream/events``), in bytes. Default:
+    /// ``defaultMaxLineBytes`` (1 MiB). Longer fails with ``LimitExceeded/line(limit:)``.
+    public var maxLineBytes: Int64
+    /// Streamed responses: the most bytes that arrived and the consumer has not read yet. Courier
+    /// keeps up to 4 MiB of them in memory and the rest in a temporary file (removed when the
+    /// stream ends), so a slow consumer costs disk, not memory, and never holds up the network or
+    /// other requests. Default: ``defaultMaxStreamBacklogBytes`` (2 GiB). More fails the stream
+    /// with ``LimitExceeded/streamBacklog(limit:)``. A stream's total length has no limit: an
+    /// event feed may run for days.
+    public var maxStreamBacklogBytes: Int64
+    /// Streamed responses: how much of the body of a refused response (a status the target's
+    /// validation does not accept) is read into ``CourierError/statusCode(_:)``'s response
+    /// before the connection is closed. Default: ``defaultMaxErrorBodyBytes`` (1 MiB).
+    public var maxErrorBodyBytes: Int64
 
     /// Creates limits; every parameter has the default documented on its property.
     public init(
@@ -50,13 +71,19 @@ public struct Limits: Sendable, Hashable {
         maxDownloadBytes: Int64 = Limits.defaultMaxDownloadBytes,
         maxDecompressionRatio: Int64 = Limits.defaultMaxDecompressionRatio,
         maxRedirects: Int = Limits.defaultMaxRedirects,
-        allowedSchemes: Set<String> = Limits.defaultAllowedSchemes
+        allowedSchemes: Set<String> = Limits.defaultAllowedSchemes,
+        maxLineBytes: Int64 = Limits.defaultMaxLineBytes,
+        maxStreamBacklogBytes: Int64 = Limits.defaultMaxStreamBacklogBytes,
+        maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes
     ) {
         self.maxResponseBytes = maxResponseBytes
         self.maxDownloadBytes = maxDownloadBytes
         self.maxDecompressionRatio = maxDecompressionRatio
         self.maxRedirects = maxRedirects
         self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() })
+        self.maxLineBytes = maxLineBytes
+        self.maxStreamBacklogBytes = maxStreamBacklogBytes
+        self.maxErrorBodyBytes = maxErrorBodyBytes
     }
 
     /// The defaults.
@@ -79,6 +106,11 @@ public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
     case decompressionRatio(limit: Int64)
     /// Parameters nest deeper than ``ParameterValue/maximumDepth`` (the limit).
     case parameterDepth(limit: Int)
+    /// A line of a streamed response, or the data of one Server-Sent Event, is longer than this.
+    case line(limit: Int64)
+    /// A streamed response's unread backlog (what arrived and the consumer has not read yet,
+    /// kept in memory and a temporary file) is larger than this.
+    case streamBacklog(limit: Int64)
 
     public var description: String {
         switch self {
@@ -86,6 +118,9 @@ public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
         case .downloadBody(let limit): "the download is larger than the limit of \(limit) bytes"
         case .decompressionRatio(let limit): "the body decompresses to more than \(limit) times its size"
         case .parameterDepth(let limit): "the parameters nest deeper than \(limit) levels"
+        case .line(let limit): "a line or event of the streamed response is longer than \(limit) bytes"
+        case .streamBacklog(let limit):
+            "the streamed response's unread backlog is larger than the limit of \(limit) bytes"
         }
     }
 }

@@ -1,0 +1,124 @@
+import Foundation
+
+/// One Server-Sent Event, as the WHATWG EventSource rules dispatch it.
+public struct ServerSentEvent: Sendable, Hashable {
+    /// The last event ID seen in the stream so far (`id:` fields persist across events), or `nil`
+    /// when none was set. Sent back as `Last-Event-ID` when reconnecting.
+    public var id: String?
+    /// The event type: the `event:` field, `"message"` when there was none.
+    public var event: String
+    /// The `data:` fields of the event, joined with LF (`"\n"`).
+    public var data: String
+    /// The reconnection time a `retry:` field in this event set (digits only), if any.
+    public var retry: Duration?
+
+    /// Creates an event.
+    public init(id: String? = nil, event: String = "message", data: String, retry: Duration? = nil) {
+        self.id = id
+        self.event = event
+        self.data = data
+        self.retry = retry
+    }
+
+    /// Decodes the event's `data` as JSON.
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder. Default: a plain `JSONDecoder`.
+    /// - Returns: The value.
+    /// - Throws: ``CourierError/underlying(_:_:)`` with the decoding error.
+    public func decode<T: Decodable>(
+        _ type: T.Type, using decoder: JSONDecoder = JSONDecoder()
+    ) throws(CourierError)
+        -> T
+    {
+        do {
+            return try decoder.decode(T.self, from: Data(data.utf8))
+        } catch {
+            throw .underlying(error, nil)
+        }
+    }
+}
+
+/// Turns lines into Server-Sent Events, following the WHATWG HTML "event stream" rules exactly:
+/// `data` fields joined with LF; `event`; `id` kept as the last event ID for later events (an `id`
+/// containing NUL is ignored); `retry` only when all ASCII digits; comments (`:`); a leading BOM;
+/// dispatch on a blank line, none for an event without data; an unterminated last event dropped.
+///
+/// A pure value fed one line at a time (``LineDecoder`` does the line endings). The data of one
+/// event is bounded by `maxEventBytes` (``LimitExceeded/line(limit:)``).
+struct ServerSentEventParser: Sendable {
+    let maxEventBytes: Int
+    private var data: [UInt8] = []
+    private var hasData = false
+    private var eventType: String?
+    private var retry: Duration?
+    private(set) var lastEventID: String?
+    /// The reconnection time the stream asked for most recently.
+    private(set) var reconnectionTime: Duration?
+    private var atStart = true
+
+    init(maxEventBytes: Int, lastEventID: String? = nil) {
+        self.maxEventBytes = max(1, maxEventBytes)
+        self.lastEventID = lastEventID
+    }
+
+    /// Takes one line (without its ending); returns the event it dispatches, if any.
+    mutating func consume(_ line: [UInt8]) throws(CourierError) -> ServerSentEvent? {
+        var line = line[...]
+        if atStart {
+            atStart = false
+            // A UTF-8 byte order mark at the very start of the stream is skipped.
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line = line.dropFirst(3) }
+        }
+        if line.isEmpty { return dispatch() }
+        if line.first == UInt8(ascii: ":") { return nil }
+        let field: ArraySlice<UInt8>
+        var value: ArraySlice<UInt8>
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            field = line[..<colon]
+            value = line[(colon + 1)...]
+            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
+        } else {
+            field = line
+            value = []
+        }
+        switch String(decoding: field, as: UTF8.self) {
+        case "event":
+            eventType = String(decoding: value, as: UTF8.self)
+        case "data":
+            guard data.count + value.count + 1 <= maxEventBytes else {
+                throw .limitExceeded(.line(limit: Int64(maxEventBytes)))
+            }
+            data.append(contentsOf: value)
+            data.append(UInt8(ascii: "\n"))
+            hasData = true
+        case "id":
+            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+        case "retry":
+            if !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+                // A number too large for 64 bits is clamped rather than refused.
+                let milliseconds = Int64(String(decoding: value, as: UTF8.self)) ?? Int64.max
+                retry = .milliseconds(milliseconds)
+                reconnectionTime = retry
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// A blank line: the event so far, if it has data; the buffers start again either way.
+    private mutating func dispatch() -> ServerSentEvent? {
+        defer {
+            data.removeAll(keepingCapacity: true)
+            hasData = false
+            eventType = nil
+            retry = nil
+        }
+        guard hasData else { return nil }
+        // The data buffer ends with the LF its last line added; that one is not part of the data.
+        let text = String(decoding: data.dropLast(), as: UTF8.self)
+        let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
+        return ServerSentEvent(id: lastEventID, event: type, data: text, retry: retry)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The line decoder and the Server-Sent Events parser: tables of inputs, each also fed split at
+/// every position (and at every pair of positions for short inputs), since the network may cut a
+/// stream anywhere: inside a line, between a CR and its LF, inside a UTF-8 sequence.
+@Suite struct StreamParsingTests {
+    // MARK: Lines
+
+    @Test(
+        arguments: [
+            ("a\nb\r\nc\rd", ["a", "b", "c"], "d"),
+            ("\n\n", ["", ""], nil),
+            ("\r\n\r\n", ["", ""], nil),
+            ("\r\r", ["", ""], nil),
+            ("\n\r", ["", ""], nil),
+            ("one", [], "one"),
+            ("", [], nil),
+            ("café\nnaïve\n", ["café", "naïve"], nil),
+            ("x\r", ["x"], nil),
+        ] as [(String, [String], String?)])
+    func linesEndAtLFCRLFAndCR(input: String, lines: [String], last: String?) throws {
+        for chunks in Self.splits(of: Data(input.utf8)) {
+            var decoder = LineDecoder(maxLineBytes: 1 << 10)
+            var decoded: [String] = []
+            for chunk in chunks {
+                decoded += try decoder.decode(chunk).map { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(decoded == lines, "chunks \(chunks.map { String(decoding: $0, as: UTF8.self) })")
+            #expect(decoder.finish().map { String(decoding: $0, as: UTF8.self) } == last)
+        }
+    }
+
+    @Test func aCRAtTheEndOfAChunkSwallowsTheLFThatStartsTheNext() throws {
+        var decoder = LineDecoder(maxLineBytes: 64)
+        #expect(try decoder.decode(Data("a\r".utf8)) == [Array("a".utf8)])
+        #expect(try decoder.decode(Data("\nb\n".utf8)) == [Array("b".utf8)])
+        #expect(try decoder.decode(Data("\r".utf8)) == [[]])
+        #expect(try decoder.decode(Data("c\n".utf8)) == [Array("c".utf8)])
+    }
+
+    @Test func aLineLongerThanTheLimitFails() throws {
+        var decoder = LineDecoder(maxLineBytes: 8)
+        #expect(try decoder.decode(Data("12345678\n".utf8)).count == 1)
+        _ = try decoder.decode(Data("12345".utf8))
+        #expect {
+            try decoder.decode(Data("6789".utf8))
+        } throws: { error in
+            (error as? CourierError)?.limitExceeded == .line(limit: 8)
+        }
+    }
+
+    // MARK: Server-Sent Events
+
+    /// The WHATWG specification's examples, and every rule of its "interpret the event stream".
+    static let eventCases: [(name: String, input: String, events: [ServerSentEvent])] = [
+        ("data lines joined with LF", "data: YHOO\ndata: +2\ndata: 10\n\n", [.init(data: "YHOO\n+2\n10")]),
+        (
+            "comments, ids that persist, an empty id, one space removed",
+            ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n",
+            [
+                .init(id: "1", data: "first event"), .init(id: "", data: "second event"),
+                .init(id: "", data: " third event"),
+            ]
+        ),
+        (
+            "empty data still dispatches; the unterminated last event is dropped", "data\n\ndata\ndata\n\ndata:",
+            [.init(data: ""), .init(data: "\n")]
+        ),
+        ("with and without the space", "data:test\n\ndata: test\n\n", [.init(data: "test"), .init(data: "test")]),
+        ("event type", "event: add\ndata: 73857293\n\n", [.init(event: "add", data: "73857293")]),
+        (
+            "the type resets after each event", "event: add\ndata: 1\n\ndata: 2\n\n",
+            [.init(event: "add", data: "1"), .init(data: "2")]
+        ),
+        (
+            "an event without data is not dispatched, and its type is forgotten", "event: x\n\ndata: y\n\n",
+            [.init(data: "y")]
+        ),
+        ("retry with digits", "retry: 1500\ndata: x\n\n", [.init(data: "x", retry: .milliseconds(1500))]),
+        ("retry with anything else is ignored", "retry: 15a\nretry: \nretry:-1\ndata: x\n\n", [.init(data: "x")]),
+        (
+            "an id with NUL is ignored", "id: 7\ndata: a\n\nid: b\u{0}c\ndata: d\n\n",
+            [.init(id: "7", data: "a"), .init(id: "7", data: "d")]
+        ),
+        ("a leading BOM is skipped", "\u{FEFF}data: x\n\n", [.init(data: "x")]),
+        ("a BOM later is part of the field name", "data: x\n\n\u{FEFF}data: y\n\n", [.init(data: "x")]),
+        ("CR endings", "data: a\rdata: b\r\r", [.init(data: "a\nb")]),
+        ("CRLF endings", "data: a\r\ndata: b\r\n\r\n", [.init(data: "a\nb")]),
+        ("mixed endings", "data: a\r\ndata: b\rdata: c\n\r\n", [.init(data: "a\nb\nc")]),
+        ("only comments", ": ping\n\n: ping\n\n", []),
+        ("unknown fields are ignored", "foo: bar\ndata: x\n\n", [.init(data: "x")]),
+        ("a field name alone", "data\n\n", [.init(data: "")]),
+        ("colons in the value stay", "data: a: b:c\n\n", [.init(data: "a: b:c")]),
+        ("the last event without its blank line is dropped", "data: a\n\ndata: b\n", [.init(data: "a")]),
+        ("multi-byte characters", "data: 日本語 ✓\n\n", [.init(data: "日本語 ✓")]),
+        ("an invalid UTF-8 byte becomes U+FFFD", "data: a\u{FFFD}b\n\n", [.init(data: "a\u{FFFD}b")]),
+    ]
+
+    @Test(arguments: 0..<eventCases.count)
+    func eventsFollowTheWHATWGRules(index: Int) throws {
+        let (name, input, expected) = Self.eventCases[index]
+        for chunks in Self.splits(of: Data(input.utf8)) {
+            #expect(try Self.events(chunks) == expected, "\(name)")
+        }
+    }
+
+    @Test func invalidUTF8IsReplacedNotRefused() throws {
+        let bytes = Data("data: a".utf8) + Data([0xFF]) + Data("b\n\n".utf8)
+        #expect(try Self.events([bytes]) == [.init(data: "a\u{FFFD}b")])
+    }
+
+    @Test func eventDataLongerThanTheLimitFails() throws {
+        var parser = ServerSentEventParser(maxEventBytes: 8)
+        _ = try parser.consume(Array("data: 1234".utf8))
+        #expect {
+            try parser.consume(Array("data: 5678".utf8))
+        } throws: { error in
+            (error as? CourierError)?.limitExceeded == .line(limit: 8)
+        }
+    }
+
+    @Test func theParserRemembersTheReconnectionTimeAndLastID() throws {
+        var parser = ServerSentEventParser(maxEventBytes: 1 << 10, lastEventID: "resume-from")
+        #expect(try parser.consume(Array("data: x".utf8)) == nil)
+        #expect(try parser.consume([]) == ServerSentEvent(id: "resume-from", data: "x"))
+        _ = try parser.consume(Array("retry: 250".utf8))
+        _ = try parser.consume([])
+        #expect(parser.reconnectionTime == .milliseconds(250))
+        #expect(parser.lastEventID == "resume-from")
+    }
+
+    @Test func jsonDataDecodes() throws {
+        struct Token: Decodable, Equatable { let text: String }
+        let event = ServerSentEvent(data: #"{"text":"hi"}"#)
+        #expect(try event.decode(Token.self) == Token(text: "hi"))
+        #expect(throws: CourierError.self) { try ServerSentEvent(data: "[DONE]").decode(Token.self) }
+    }
+
+    // MARK: Helpers
+
+    static func events(_ chunks: [Data]) throws -> [ServerSentEvent] {
+        var lines = LineDecoder(maxLineBytes: 1 << 16)
+        var parser = ServerSentEventParser(maxEventBytes: 1 << 16)
+        var events: [ServerSentEvent] = []
+        for chunk in chunks {
+            for line in try lines.decode(chunk) {
+                if let event = try parser.consume(line) { events.append(event) }
+            }
+        }
+        // The end of the stream: a pending line and a pending event are dropped.
+        return events
+    }
+
+    /// The input whole, split at every position, and for inputs up to 40 bytes at every pair.
+    static func splits(of data: Data) -> [[Data]] {
+        let bytes = [UInt8](data)
+        var result: [[Data]] = [[data]]
+        for i in 0...bytes.count {
+            result.append([Data(bytes[..<i]), Data(bytes[i...])])
+        }
+        if bytes.count <= 40 {
+            for i in 0...bytes.count {
+                for j in i...bytes.count {
+                    result.append([Data(bytes[..<i]), Data(bytes[i..<j]), Data(bytes[j...])])
+                }
+            }
+        }
+        // One byte at a time.
+        result.append(bytes.map { Data([$0]) })
+        return result
+    }
+}
+
+extension CourierError {
+    fileprivate var limitExceeded: LimitExceeded? {
+        if case .limitExceeded(let limit) = self { return limit }
+        return nil
+    }
+}
