@@ -30,6 +30,11 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /cookie-flood?i=I        50 cookies of 4 KB each, named cI_0 … cI_49
   /disposition             a download whose Content-Disposition name is hostile
   /slow-sink               reads the request body 16 KB every 20 ms (at most STALL s), then 200
+  /sse                     Server-Sent Events written in pieces that split lines and CRLFs, with
+                           comments and retry; ends (close) in the middle of a last event
+  /sse-drop                the same events, chunked, then the connection dropped mid-chunk
+  /stream-watch?id=ID      a chunk every 10 ms for at most STALL s; notes when the client closed
+  /stream-closed?id=ID     {"closed": true|false} for that stream
 """
 import gzip
 import json
@@ -40,6 +45,12 @@ import sys
 import time
 
 STALL = 10
+# Streams of /stream-watch whose client closed the connection, by id.
+CLOSED = {}
+SSE_PIECES = [
+    b": hello\r", b"\n", b"retry: 1500\r\n", b"id: 1\r\ndata: fir", b"st\r\n\r", b"\nevent: update\ndata: {\"n\":",
+    b"2}\n", b"\n: ping\n\n", b"data: unterminated",
+]
 # Built once: 64 MiB of zeros compress to ~64 KB.
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)
 
@@ -165,6 +176,34 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("200 OK", b"abc", [("Content-Disposition", name)])
         elif path == "/slow-sink":
             self.answer("200 OK", b"done")
+        elif path == "/sse":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
+            for piece in SSE_PIECES:
+                self.send(piece)
+                time.sleep(0.01)
+        elif path == "/sse-drop":
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for piece in SSE_PIECES:
+                self.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+                time.sleep(0.01)
+            # A chunk announced and cut short, then the connection dropped.
+            self.send(b"100\r\ndata: cut")
+            self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        elif path == "/stream-watch":
+            ident = self.query.get("id", "")
+            CLOSED[ident] = False
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
+            deadline = time.time() + STALL
+            try:
+                while time.time() < deadline:
+                    self.wfile.write(b"6\r\nchunk\n\r\n")
+                    self.wfile.flush()
+                    time.sleep(0.01)
+            except OSError:
+                CLOSED[ident] = True
+        elif path == "/stream-closed":
+            closed = CLOSED.get(self.query.get("id", ""), False)
+            self.answer("200 OK", json.dumps({"closed": closed}).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])

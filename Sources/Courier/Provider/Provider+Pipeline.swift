@@ -13,22 +13,25 @@ extension Provider {
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
     nonisolated func perform(
-        _ target: Target, progress: ProgressReporter? = nil
+        _ target: Target, progress: ProgressReporter? = nil, streaming: Bool = false
     ) async -> Result<Response, CourierError> {
         guard let callTimeout = target.callTimeout ?? callTimeout else {
-            return await performStages(target, progress: progress)
+            return await performStages(target, progress: progress, streaming: streaming)
         }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
-        return await Deadline.run(within: callTimeout, timer: deadlines) {
-            await self.performStages(target, progress: progress)
+        return await Deadline.run(
+            within: callTimeout, timer: deadlines,
+            discarded: { response in response.body?.buffer.terminate() }
+        ) {
+            await self.performStages(target, progress: progress, streaming: streaming)
         }
     }
 
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
     private nonisolated func performStages(
-        _ target: Target, progress: ProgressReporter?
+        _ target: Target, progress: ProgressReporter?, streaming: Bool
     ) async -> Result<Response, CourierError> {
         var call = CallRecord(
             id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
@@ -55,8 +58,8 @@ extension Provider {
                     continue
                 }
                 action = await self.attempt(
-                    request, endpoint: endpoint, target: target, progress: progress, signed: &signed,
-                    machine: &machine, call: &call)
+                    request, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
+                    signed: &signed, machine: &machine, call: &call)
                 attempted = true
             case .refresh:
                 let begun = elapsed()
@@ -119,7 +122,7 @@ extension Provider {
     /// the state machine says next.
     @inline(__always)
     private nonisolated func attempt(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?,
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool,
         signed: inout SignedRequest?, machine: inout CallStateMachine, call: inout CallRecord
     ) async -> CallStateMachine.Action {
         var outgoing = request
@@ -142,7 +145,8 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        var (result, exchanged) = await send(outgoing, endpoint: endpoint, target: target, progress: progress)
+        var (result, exchanged) = await send(
+            outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -192,6 +196,19 @@ extension Provider {
         call.metrics.total = (justAttempted && plugins.isEmpty ? call.last : elapsed()) - call.start
         let metrics = call.metrics
         result = result.map { $0.with(metrics) }.mapError { $0.with(metrics) }
+        if let body = result.success?.body, !plugins.isEmpty {
+            // A streamed response: the call ends with its body.
+            let (plugins, context, elapsed, start, head) = (plugins, call.context, elapsed, call.start, result)
+            body.buffer.onEnd { error in
+                var metrics = metrics
+                metrics.total = elapsed() - start
+                let outcome = error.map { Result<Response, CourierError>.failure($0.with(metrics)) } ?? head
+                Task {
+                    for plugin in plugins { await plugin.didFinish(outcome, metrics: metrics, context: context) }
+                }
+            }
+            return result
+        }
         for plugin in plugins {
             await plugin.didFinish(result, metrics: metrics, context: call.context)
         }
@@ -203,7 +220,7 @@ extension Provider {
     /// saves a download.
     @inline(__always)
     private nonisolated func send(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool
     ) async -> (Result<Response, CourierError>, Exchanged) {
         let policy = target.deduplication ?? deduplication
         let limits = target.limits ?? limits
@@ -211,17 +228,25 @@ extension Provider {
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
-        func exchangeWithin(download: URL?, progress: ProgressReporter?) async -> Result<Response, CourierError> {
+        func exchangeWithin(
+            download: URL?, progress: ProgressReporter?, streaming: Bool = false
+        ) async -> Result<Response, CourierError> {
             guard let deadline else {
                 return await exchange(
                     request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                    download: download, progress: progress)
+                    download: download, progress: progress, streaming: streaming)
             }
             return await within(deadline) {
                 await self.exchange(
                     request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                    download: download, progress: progress)
+                    download: download, progress: progress, streaming: streaming)
             }
+        }
+        if streaming {
+            // A stream is never shared with other callers and goes to no file; the deadline covers
+            // the head. A refused status is answered with the start of its body.
+            let result = await exchangeWithin(download: nil, progress: nil, streaming: true)
+            return (await Self.collectingRefusedBody(Self.validate(result, for: target), limits: limits), exchanged)
         }
         guard let destination = endpoint.task.downloadDestination else {
             let result: Result<Response, CourierError>
@@ -275,7 +300,28 @@ extension Provider {
             within: deadline, timer: deadlines,
             discarded: { response in
                 if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
+                response.body?.buffer.terminate()
             }, exchange)
+    }
+
+    /// A streamed response whose status was refused: its body is read up to
+    /// ``Limits/maxErrorBodyBytes`` into the error's response, and the transfer ends.
+    private static func collectingRefusedBody(
+        _ result: Result<Response, CourierError>, limits: Limits
+    ) async -> Result<Response, CourierError> {
+        guard case .failure(.statusCode(let head)) = result, let body = head.body else { return result }
+        let limit = max(0, limits.maxErrorBodyBytes)
+        var data = Data()
+        var iterator = body.makeAsyncIterator()
+        while Int64(data.count) < limit, let chunk = try? await iterator.next() {
+            data.append(chunk.prefix(Int(limit - Int64(data.count))))
+        }
+        body.buffer.terminate()
+        return .failure(
+            .statusCode(
+                Response(
+                    statusCode: head.statusCode, data: data, request: head.request, response: head.response,
+                    transferMetrics: head.transferMetrics)))
     }
 
     private static func validate(
@@ -290,7 +336,7 @@ extension Provider {
     @inline(__always)
     private nonisolated func exchange(
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, target: Target, limits: Limits,
-        download: URL?, progress: ProgressReporter?
+        download: URL?, progress: ProgressReporter?, streaming: Bool = false
     ) async -> Result<Response, CourierError> {
         do {
             let response: Response
@@ -300,17 +346,19 @@ extension Provider {
                 try RequestValidation.validateDestination(request.url, limits: limits)
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget, over: transport, limits: limits,
-                    download: download, progress: progress, elapsed: elapsed, isSample: false)
+                    download: download, progress: progress, elapsed: elapsed, isSample: false, streaming: streaming)
             case .immediate:
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget,
                     over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: nil, clock: clock),
-                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true)
+                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true,
+                    streaming: streaming)
             case .delayed(let delay):
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget,
                     over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: delay, clock: clock),
-                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true)
+                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true,
+                    streaming: streaming)
             }
             return .success(response)
         } catch {

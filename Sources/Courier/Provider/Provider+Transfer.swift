@@ -12,7 +12,7 @@ extension Provider {
     static func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
         limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration,
-        isSample: Bool
+        isSample: Bool, streaming: Bool = false
     ) async throws -> Response {
         var transfer = Transfer(request: request, target: target, limits: limits)
         transfer.elapsed = elapsed
@@ -50,7 +50,12 @@ extension Provider {
             progress.start(uploadLength: uploadLength(of: transfer))
             transfer.progress = { progress.report($0) }
         }
-        return try await transport.send(transfer)
+        guard streaming else { return try await transport.send(transfer) }
+        // The head goes through the pipeline with its body attached; `Provider.stream` takes it off.
+        let streamed = try await transport.stream(transfer)
+        var head = streamed.head
+        head.body = streamed.body
+        return head
     }
 
     static func uploadLength(of transfer: Transfer) -> Int64? {

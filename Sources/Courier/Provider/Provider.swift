@@ -189,6 +189,48 @@ public actor Provider<Target: TargetType> {
         try await perform(target).get()
     }
 
+    /// Sends the request for `target` and returns as soon as the response head has arrived and
+    /// been accepted; the body follows as it arrives.
+    ///
+    /// ```swift
+    /// let stream = try await provider.stream(.events(room))
+    /// for try await event in stream.events { print(event.event, event.data) }
+    /// ```
+    ///
+    /// The pipeline is the one ``request(_:)`` runs, up to the head: mappings, plugins' `prepare`
+    /// and `willSend`, signing, the final-request checks, then the head is validated against the
+    /// target's ``TargetType/validation``; retries and credential refresh apply, since no body has
+    /// been handed over yet. A refused status throws ``CourierError/statusCode(_:)`` with the start
+    /// of the error body (up to ``Limits/maxErrorBodyBytes``). Plugins' `didReceive` and `process`
+    /// see the head (its `data` is empty); ``Plugin/didFinish(_:metrics:context:)`` runs when the
+    /// body ends: with the head when it was read to the end, ``CourierError/cancelled`` when the
+    /// reader left early, or the error that ended it. Streams are never shared with identical
+    /// requests (de-duplication does not apply) and a download destination is ignored.
+    ///
+    /// Deadlines: the target's (or provider's) `timeout` covers each attempt up to the head, and
+    /// `callTimeout` the whole call up to the head; `idleTimeout` fails the body with
+    /// ``CourierError/timedOut(_:)`` when its reader waits that long for the next chunk, and
+    /// `totalTimeout` when the body has not ended that long after the head. All run on the
+    /// provider's clock.
+    ///
+    /// - Parameters:
+    ///   - target: What to request.
+    ///   - idleTimeout: The longest wait for the next chunk. Default: `nil` (none).
+    ///   - totalTimeout: The longest time the body may take after the head. Default: `nil` (none).
+    /// - Returns: The head and the body (see ``ResponseStream``).
+    /// - Throws: ``CourierError`` for anything that happens before the head is accepted.
+    public nonisolated func stream(
+        _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil
+    ) async throws(CourierError) -> ResponseStream {
+        var head = try await perform(target, streaming: true).get()
+        // A plugin's `process` may answer with a response of its own: its data is the body then.
+        let body = head.body ?? ResponseBody(head.data)
+        head.body = nil
+        if let idleTimeout { body.buffer.setIdleTimeout(idleTimeout, timer: deadlines) }
+        if let totalTimeout { body.buffer.setTotalTimeout(totalTimeout, timer: deadlines) }
+        return ResponseStream(head: head, body: body, limits: target.limits ?? limits)
+    }
+
     /// Sends the request for `target` and reports its progress.
     ///
     /// ```swift

@@ -32,7 +32,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// before the call ends (``Plugin/didFinish(_:metrics:context:)`` receives them).
     public internal(set) var metrics: RequestMetrics? {
         get { annotations?.metrics }
-        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: newValue) }
+        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: newValue, body: body) }
     }
 
     /// Metrics, kept out of line so that a response (and every `Result` holding one) stays two
@@ -40,10 +40,13 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     private final class Annotations: Sendable {
         let transferMetrics: TransferMetrics?
         let metrics: RequestMetrics?
+        /// For the head of a streamed response: its body, still arriving.
+        let body: ResponseBody?
 
-        init(transferMetrics: TransferMetrics?, metrics: RequestMetrics?) {
+        init(transferMetrics: TransferMetrics?, metrics: RequestMetrics?, body: ResponseBody?) {
             self.transferMetrics = transferMetrics
             self.metrics = metrics
+            self.body = body
         }
     }
 
@@ -73,14 +76,20 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil
     ) {
         storage = Storage(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
-        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil) }
+        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
     }
 
     /// What the transport reported about the exchange (bytes, redirects, when the head arrived),
     /// if it did.
     public var transferMetrics: TransferMetrics? {
         get { annotations?.transferMetrics }
-        set { annotations = Annotations(transferMetrics: newValue, metrics: metrics) }
+        set { annotations = Annotations(transferMetrics: newValue, metrics: metrics, body: body) }
+    }
+
+    /// For the head of a streamed response inside the pipeline: the body that follows it.
+    var body: ResponseBody? {
+        get { annotations?.body }
+        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: metrics, body: newValue) }
     }
 
     /// A copy saved at `fileURL` instead.

@@ -79,6 +79,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var refusedChallenge = false
         /// Redirects followed so far for this request.
         var redirects: Int
+        /// For a streamed response: where the body goes once the head has been handed over.
+        let stream: BodyBuffer?
+        /// The head was handed over (streams only): the continuation is used up.
+        var headDelivered = false
         /// The body's limit, set up when the first byte arrives.
         var bodyLimit: BodyLimit?
     }
@@ -100,6 +104,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         init(toFile: Bool, limits: Limits) {
             maximum = toFile ? limits.maxDownloadBytes : limits.maxResponseBytes
             failure = toFile ? .downloadBody(limit: maximum) : .responseBody(limit: maximum)
+            ratio = limits.maxDecompressionRatio
+        }
+
+        /// A streamed body: no total (its backlog is bounded instead), the ratio as for any body.
+        init(streaming limits: Limits) {
+            maximum = .max
+            failure = .responseBody(limit: .max)
             ratio = limits.maxDecompressionRatio
         }
 
@@ -135,11 +146,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// entry per transfer, in the session's one table: a transfer needs no lock of its own.
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
-        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int
+        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int, stream: BodyBuffer? = nil
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
-                request: request, limits: limits, file: file, progress: progress, redirects: redirects)
+                request: request, limits: limits, file: file, progress: progress, redirects: redirects, stream: stream)
         }
     }
 
@@ -200,7 +211,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         guard entry.failure == nil else { return }
         entry.failure = error
         // A task not started yet is never started (see `start`), so there is nothing to cancel.
-        guard cancelling, entry.continuation != nil else { return }
+        guard cancelling, entry.continuation != nil || entry.headDelivered else { return }
         // Never call into the session from its delegate queue (see InlineDelegateQueue).
         DispatchQueue.global().async { task.cancel() }
     }
@@ -213,11 +224,49 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         progress?(.sent(bytes: totalBytesSent, total: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil))
     }
 
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        // A streamed response is handed over with its head; the body follows. (Answered inline:
+        // FoundationNetworking takes the answer on its own queue without waiting for it.)
+        let head = entries.withLock { entries -> (CheckedContinuation<Response, any Error>, Response)? in
+            Self.update(&entries[dataTask.taskIdentifier]) { entry in
+                guard let stream = entry.stream, !entry.headDelivered, entry.failure == nil,
+                    let continuation = entry.continuation, let http = response as? HTTPURLResponse
+                else { return nil }
+                // A redirect that is refused (307/308, re-sent by the transport) comes through
+                // here too; its head is handed over like any other, and the transport decides.
+                entry.headDelivered = true
+                entry.continuation = nil
+                var head = Response(statusCode: http.statusCode, data: Data(), request: entry.request, response: http)
+                head.body = ResponseBody(buffer: stream)
+                return (continuation, head)
+            } ?? nil
+        }
+        completionHandler(.allow)
+        if let (continuation, head) = head {
+            entries.withLock { _ in }
+            continuation.resume(returning: head)
+        }
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
+        var streamTo: BodyBuffer?
         let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
             Self.update(&entries[id]) { entry in
                 guard entry.failure == nil else { return (nil, 0) }
+                if let stream = entry.stream, entry.headDelivered {
+                    if entry.bodyLimit == nil { entry.bodyLimit = BodyLimit(streaming: entry.limits) }
+                    entry.received += Int64(data.count)
+                    if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
+                        Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
+                        return (nil, 0)
+                    }
+                    streamTo = stream
+                    return (nil, 0)
+                }
                 if entry.bodyLimit == nil {
                     let limit = BodyLimit(toFile: entry.file != nil, limits: entry.limits)
                     // A body announced larger than allowed fails before it is read. (For a
@@ -246,6 +295,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 return (entry.progress, entry.received)
             } ?? (nil, 0)
+        }
+        // Written outside the table's lock, in the order the chunks come (the delegate queue is
+        // serial); a body whose reader has gone stops the transfer.
+        if let streamTo, !streamTo.write(data) {
+            abort(dataTask, with: CourierError.cancelled)
         }
         guard let progress else { return }
         if received == Int64(data.count) {
@@ -334,6 +388,17 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let stream = entry.stream, entry.headDelivered {
+            // The head went out already: the end (or the error) goes to the body's reader.
+            if let failure = entry.failure {
+                stream.finish(CourierError(failure))
+            } else if let error {
+                stream.finish(CourierError(URLErrors.normalize(error)))
+            } else {
+                stream.finish()
+            }
+            return
+        }
         let result = outcome(of: entry, task: task, error: error)
         // Released after the result is built, so the waiting task's `synchronize()` orders it.
         entries.withLock { _ in }

@@ -31,4 +31,25 @@ public protocol Transport: Sendable {
     ///   ``Response/data`` is empty.
     /// - Throws: Any error, as for ``send(_:)-(URLRequest)``.
     func send(_ transfer: Transfer) async throws -> Response
+
+    /// Runs a transfer and returns as soon as the response head arrives; the body follows as it
+    /// arrives (``Provider/stream(_:)``). The default sends the transfer with
+    /// ``send(_:)-(Transfer)`` and hands the whole body over as one chunk; override it to stream.
+    /// - Parameter transfer: The request and its body source (the destination is ignored).
+    /// - Returns: The head and the body. Stop the transfer when the body's reader goes
+    ///   (``ResponseBody/Writer/onTermination(_:)``).
+    /// - Throws: Any error before the head arrives, as for ``send(_:)-(URLRequest)``.
+    func stream(_ transfer: Transfer) async throws -> StreamedResponse
+}
+
+extension Transport {
+    public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        var transfer = transfer
+        transfer.destination = .memory
+        let response = try await send(transfer)
+        let head = Response(
+            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
+            transferMetrics: response.transferMetrics)
+        return StreamedResponse(head: head, body: ResponseBody(response.data))
+    }
 }

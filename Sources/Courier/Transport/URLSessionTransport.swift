@@ -68,13 +68,35 @@ public final class URLSessionTransport: Transport {
     /// send an empty body). A redirect to another origin (scheme, host or port) never carries
     /// `Authorization`, `Proxy-Authorization` or `Cookie`.
     public func send(_ transfer: Transfer) async throws -> Response {
+        try await followingRedirects(transfer, streaming: false)
+    }
+
+    /// Runs a transfer and returns when the response head arrives; the body follows through the
+    /// returned ``StreamedResponse/body`` as it arrives, with backpressure that never blocks
+    /// URLSession's delegate queue (see ``ResponseBody``). Redirects, schemes, limits (other than
+    /// the total body size, which a stream does not have) and cancellation are as for
+    /// ``send(_:)-(Transfer)``; the body's reader going away cancels the task.
+    public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        var transfer = transfer
+        transfer.destination = .memory
+        var head = try await followingRedirects(transfer, streaming: true)
+        // Without a streamed body (a refused authentication challenge answers with the whole
+        // response), the body is what arrived.
+        let body = head.body ?? ResponseBody(head.data)
+        head.body = nil
+        return StreamedResponse(head: head, body: body)
+    }
+
+    /// Sends, following 307/308 itself (re-sending the body) within the redirect limit.
+    private func followingRedirects(_ transfer: Transfer, streaming: Bool) async throws -> Response {
         var current = transfer
         let maxHops = max(0, transfer.limits.maxRedirects)
         for hop in 0...maxHops {
-            let response = try await sendOnce(current, redirects: hop)
+            let response = try await sendOnce(current, redirects: hop, streaming: streaming)
             // FoundationNetworking answers a redirect to a scheme it will not follow (`file:`)
             // with the redirect itself; that is an error too.
             if let refused = Redirects.disallowedLocation(of: response, limits: current.limits) {
+                response.body?.buffer.terminate()
                 throw CourierError.schemeNotAllowed(refused)
             }
             guard Redirects.repeatsBody(response.statusCode),
@@ -83,6 +105,8 @@ public final class URLSessionTransport: Transport {
                 // An empty reference is the same URL (RFC 3986 §5.2).
                 let target = location.isEmpty ? from : URL(string: location, relativeTo: from)?.absoluteURL
             else { return response }
+            // The redirect's own body is not wanted: its transfer ends here.
+            response.body?.buffer.terminate()
             if hop == maxHops { throw URLError(.httpTooManyRedirects) }
             var next = current.request
             next.url = target
@@ -91,7 +115,7 @@ public final class URLSessionTransport: Transport {
         throw URLError(.httpTooManyRedirects)
     }
 
-    private func sendOnce(_ transfer: Transfer, redirects: Int) async throws -> Response {
+    private func sendOnce(_ transfer: Transfer, redirects: Int, streaming: Bool) async throws -> Response {
         // Checked on every hop: nothing goes to a scheme that is not allowed (FoundationNetworking
         // would speak FTP, then trap).
         try RequestValidation.validateDestination(transfer.request.url, limits: transfer.limits)
@@ -108,10 +132,17 @@ public final class URLSessionTransport: Transport {
             case .inRequest: session.dataTask(with: transfer.request)
             case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
             }
+        // A streamed body: when its reader goes, the task is cancelled.
+        var stream: BodyBuffer?
+        if streaming {
+            let buffer = BodyBuffer(limits: transfer.limits)
+            buffer.onTermination { DispatchQueue.global().async { task.cancel() } }
+            stream = buffer
+        }
         // Entered before anything can cancel it; the router's table is the only lock involved.
         router.register(
             task, request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
-            redirects: redirects)
+            redirects: redirects, stream: stream)
         // See SessionRouter.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the

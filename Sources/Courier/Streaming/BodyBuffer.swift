@@ -1,0 +1,416 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A streamed response body between its writer (a transport; for `URLSessionTransport` the
+/// session delegate, which must never block) and its one reader (the consuming task).
+///
+/// Writes never wait: up to ``memoryWindow`` bytes the reader has not taken yet stay in memory;
+/// beyond that they go to a temporary file, which is unlinked as soon as it is opened (so it can
+/// never be left behind, whatever ends the process) and read back in order. A slow reader costs
+/// disk, bounded by ``Limits/maxStreamBacklogBytes``, never memory, and never holds up the network
+/// thread or other requests. (Blocking the delegate instead would stall every URLSession of the
+/// process on Linux: see `PLATFORM.md`.)
+///
+/// The writer calls in synchronously from URLSession's delegate queue, so the state sits behind
+/// ``Locked`` rather than in an actor.
+final class BodyBuffer: Sendable {
+    /// Bytes kept in memory before the backlog goes to disk.
+    static let memoryWindow = 4 << 20
+    /// The most bytes read back from the file at once.
+    static let spillReadSize = 256 << 10
+
+    private struct Spill: Sendable {
+        let descriptor: Int32
+        /// Where the next write goes.
+        var writeOffset: Int64 = 0
+        /// Where the next read starts.
+        var readOffset: Int64 = 0
+        /// A read is in progress: the file must not be reset under it.
+        var reading = false
+        var unread: Int64 { writeOffset - readOffset }
+    }
+
+    private struct State: Sendable {
+        var chunks: [Data] = []
+        var head = 0
+        var memoryBytes = 0
+        var spill: Spill?
+        /// How the body ended, once it has: `nil` for the end, or the error.
+        var end: CourierError??
+        /// The writer ended the body (so nobody needs to stop it).
+        var writerDone = false
+        /// The reader, waiting for a chunk, the end or an error.
+        var waiter: CheckedContinuation<Void, Never>?
+        /// The reader has gone (stopped early, cancelled, or the body failed): writes are refused.
+        var terminated = false
+        var onTermination: (@Sendable () -> Void)?
+        var onEnd: (@Sendable (CourierError?) -> Void)?
+        var claimed = false
+        var idle: (timer: any DeadlineScheduling, after: Duration)?
+        var idleDeadline: UInt64?
+        var total: (timer: any DeadlineScheduling, id: UInt64)?
+        var received: Int64 = 0
+
+        var hasChunks: Bool { head < chunks.count }
+    }
+
+    let maxBacklog: Int64
+    private let state = Locked(State())
+
+    init(limits: Limits) {
+        maxBacklog = max(1, limits.maxStreamBacklogBytes)
+    }
+
+    deinit {
+        // Nothing can read it any more: the writer is told, the file closed.
+        terminate()
+    }
+
+    // MARK: Writer
+
+    /// Appends a chunk; `false` when the reader has gone (the writer should stop the transfer).
+    @discardableResult
+    func write(_ data: Data) -> Bool {
+        guard !data.isEmpty else { return !isTerminated }
+        var failure: CourierError?
+        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard !state.terminated, state.end == nil else { return (false, nil) }
+            state.received += Int64(data.count)
+            let backlog = Int64(state.memoryBytes) + (state.spill?.unread ?? 0) + Int64(data.count)
+            if backlog > maxBacklog {
+                failure = .limitExceeded(.streamBacklog(limit: maxBacklog))
+                return (false, nil)
+            }
+            let spilling = (state.spill?.unread ?? 0) > 0 || state.spill?.reading == true
+            if !spilling, state.memoryBytes + data.count <= Self.memoryWindow || state.memoryBytes == 0 {
+                state.chunks.append(data)
+                state.memoryBytes += data.count
+            } else {
+                do throws(CourierError) {
+                    try Self.append(data, to: &state.spill)
+                } catch {
+                    failure = error
+                    return (false, nil)
+                }
+            }
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume()
+        if let failure {
+            fail(failure)
+            return false
+        }
+        return accepted
+    }
+
+    /// The writer ends the body: `nil` for a complete body, or the error that ended it.
+    func finish(_ error: CourierError? = nil) {
+        end(with: error, byWriter: true)
+    }
+
+    private func end(with error: CourierError?, byWriter: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if byWriter { state.writerDone = true }
+            guard state.end == nil else { return nil }
+            state.end = .some(error)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// What to do when the reader goes before the body ends (cancel the transfer). Runs at once
+    /// if it has gone already.
+    func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.terminated { return !state.writerDone }
+            state.onTermination = handler
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// What to do when the stream is over for its reader, however it ended: `nil` when the body
+    /// was read to its end, ``CourierError/cancelled`` when the reader left early, or the error.
+    func onEnd(_ handler: @escaping @Sendable (CourierError?) -> Void) {
+        let runNow = state.withLock { state -> CourierError?? in
+            if state.terminated { return .some(Self.outcome(of: state.end)) }
+            state.onEnd = handler
+            return .none
+        }
+        if case .some(let outcome) = runNow { handler(outcome) }
+    }
+
+    private static func outcome(of end: CourierError??) -> CourierError? {
+        switch end {
+        case .none: .cancelled
+        case .some(let error): error
+        }
+    }
+
+    // MARK: Reader
+
+    /// Claims the body for the one reader; `false` for any later one.
+    func claim() -> Bool {
+        state.withLock { state in
+            defer { state.claimed = true }
+            return !state.claimed
+        }
+    }
+
+    /// Fails the stream with `timedOut` when the reader waits longer than `duration` for a chunk.
+    func setIdleTimeout(_ duration: Duration, timer: any DeadlineScheduling) {
+        state.withLock { $0.idle = (timer, duration) }
+    }
+
+    /// Fails the stream with `timedOut` once `duration` has passed, however it is going.
+    func setTotalTimeout(_ duration: Duration, timer: any DeadlineScheduling) {
+        let id = timer.schedule(after: duration) { [weak self] in self?.fail(.timedOut(duration)) }
+        let cancelNow = state.withLock { state -> Bool in
+            if state.terminated || state.end != nil { return true }
+            state.total = (timer, id)
+            return false
+        }
+        if cancelNow { timer.cancel(id) }
+    }
+
+    /// The next chunk in order; `nil` at the end of the body.
+    func next() async throws(CourierError) -> Data? {
+        while true {
+            if Task.isCancelled {
+                fail(.cancelled)
+                throw .cancelled
+            }
+            switch take() {
+            case .chunk(let data):
+                return data
+            case .end(let error):
+                terminate()
+                if let error { throw error }
+                return nil
+            case .spilled(let descriptor, let offset, let length):
+                let data: Data
+                do {
+                    data = try await BlockingIO.run { _ in try Self.read(descriptor, at: offset, length: length) }
+                } catch {
+                    let failure = Task.isCancelled ? CourierError.cancelled : CourierError(error)
+                    fail(failure)
+                    throw failure
+                }
+                finishRead(length: length)
+                return data
+            case .wait:
+                await waitForWriter()
+            }
+        }
+    }
+
+    /// Ends the stream with `error` for the reader and stops the writer.
+    func fail(_ error: CourierError) {
+        end(with: error, byWriter: false)
+        terminate()
+    }
+
+    /// The reader has gone: the writer is refused from now on and told (once, unless it ended the
+    /// body itself), deadlines are cancelled and the file closed.
+    func terminate() {
+        let (handler, ended, waiter, descriptor, deadlines) = state.withLock {
+            state -> (
+                (@Sendable () -> Void)?, (() -> Void)?, CheckedContinuation<Void, Never>?, Int32?,
+                [(any DeadlineScheduling, UInt64)]
+            ) in
+            guard !state.terminated else { return (nil, nil, nil, nil, []) }
+            state.terminated = true
+            let handler = state.writerDone ? nil : state.onTermination
+            state.onTermination = nil
+            let ended: (() -> Void)? = state.onEnd.map { onEnd in { [end = state.end] in onEnd(Self.outcome(of: end)) }
+            }
+            state.onEnd = nil
+            let descriptor = state.spill?.reading == true ? nil : state.spill?.descriptor
+            if descriptor != nil { state.spill = nil }
+            state.chunks = []
+            state.head = 0
+            state.memoryBytes = 0
+            var deadlines: [(any DeadlineScheduling, UInt64)] = []
+            if let total = state.total { deadlines.append((total.timer, total.id)) }
+            if let idle = state.idle, let id = state.idleDeadline { deadlines.append((idle.timer, id)) }
+            state.total = nil
+            state.idleDeadline = nil
+            defer { state.waiter = nil }
+            return (handler, ended, state.waiter, descriptor, deadlines)
+        }
+        for (timer, id) in deadlines { timer.cancel(id) }
+        if let descriptor { close(descriptor) }
+        waiter?.resume()
+        handler?()
+        ended?()
+    }
+
+    var isTerminated: Bool { state.withLock { $0.terminated } }
+
+    /// Bytes held in memory now (the rest of the backlog is on disk).
+    var bytesInMemory: Int { state.withLock { $0.memoryBytes } }
+
+    /// Bytes written so far.
+    var received: Int64 { state.withLock { $0.received } }
+
+    private enum Step {
+        case chunk(Data)
+        case end(CourierError?)
+        case spilled(descriptor: Int32, offset: Int64, length: Int)
+        case wait
+    }
+
+    private func take() -> Step {
+        state.withLock { state -> Step in
+            if state.hasChunks {
+                let data = state.chunks[state.head]
+                state.chunks[state.head] = Data()
+                state.head += 1
+                state.memoryBytes -= data.count
+                if state.head == state.chunks.count || state.head > 64 {
+                    state.chunks.removeFirst(state.head)
+                    state.head = 0
+                }
+                return .chunk(data)
+            }
+            if var spill = state.spill, spill.unread > 0 {
+                let length = Int(min(spill.unread, Int64(Self.spillReadSize)))
+                spill.reading = true
+                state.spill = spill
+                return .spilled(descriptor: spill.descriptor, offset: spill.readOffset, length: length)
+            }
+            if case .some(let end) = state.end { return .end(end) }
+            if state.terminated { return .end(.cancelled) }
+            return .wait
+        }
+    }
+
+    private func finishRead(length: Int) {
+        let closing = state.withLock { state -> Int32? in
+            guard var spill = state.spill else { return nil }
+            spill.reading = false
+            spill.readOffset += Int64(length)
+            if spill.unread == 0 {
+                // Caught up: the file starts again from nothing, so it never holds more than the
+                // backlog.
+                _ = ftruncate(spill.descriptor, 0)
+                spill.readOffset = 0
+                spill.writeOffset = 0
+            }
+            state.spill = spill
+            if state.terminated {
+                state.spill = nil
+                return spill.descriptor
+            }
+            return nil
+        }
+        if let closing { close(closing) }
+    }
+
+    private func waitForWriter() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (resumeNow, idle) = state.withLock {
+                    state -> (Bool, (any DeadlineScheduling, Duration)?) in
+                    if state.hasChunks || (state.spill?.unread ?? 0) > 0 || state.end != nil || state.terminated {
+                        return (true, nil)
+                    }
+                    state.waiter = continuation
+                    return (false, state.idle)
+                }
+                if resumeNow {
+                    continuation.resume()
+                    return
+                }
+                if let (timer, duration) = idle {
+                    let id = timer.schedule(after: duration) { [weak self] in self?.fail(.timedOut(duration)) }
+                    let stale = state.withLock { state -> UInt64? in
+                        guard state.waiter != nil, !state.terminated else { return id }
+                        let previous = state.idleDeadline
+                        state.idleDeadline = id
+                        return previous
+                    }
+                    if let stale { timer.cancel(stale) }
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+        // Whatever woke the reader, the idle deadline of this wait is over.
+        let idle = state.withLock { state -> (any DeadlineScheduling, UInt64)? in
+            guard let id = state.idleDeadline, let timer = state.idle?.timer else { return nil }
+            state.idleDeadline = nil
+            return (timer, id)
+        }
+        if let (timer, id) = idle { timer.cancel(id) }
+    }
+
+    // MARK: The file
+
+    private static func append(_ data: Data, to spill: inout Spill?) throws(CourierError) {
+        if spill == nil { spill = Spill(descriptor: try openSpillFile()) }
+        guard var current = spill else { return }
+        let written = data.withUnsafeBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            var done = 0
+            while done < raw.count {
+                let result = pwrite(
+                    current.descriptor, base + done, raw.count - done, off_t(current.writeOffset) + off_t(done))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return -1
+                }
+                done += result
+            }
+            return done
+        }
+        guard written == data.count else {
+            throw CourierError(
+                CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the stream's spill file"]))
+        }
+        current.writeOffset += Int64(written)
+        spill = current
+    }
+
+    /// Opens a new temporary file and unlinks it at once: only the descriptor refers to it.
+    private static func openSpillFile() throws(CourierError) -> Int32 {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-stream-\(UUID().uuidString).spill").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else {
+            throw CourierError(CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]))
+        }
+        unlink(path)
+        return descriptor
+    }
+
+    private static func read(_ descriptor: Int32, at offset: Int64, length: Int) throws -> Data {
+        var data = Data(count: length)
+        let count = data.withUnsafeMutableBytes { raw -> Int in
+            guard let base = raw.baseAddress else { return 0 }
+            var done = 0
+            while done < length {
+                let result = pread(descriptor, base + done, length - done, off_t(offset) + off_t(done))
+                if result < 0, errno == EINTR { continue }
+                if result <= 0 { return result < 0 ? -1 : done }
+                done += result
+            }
+            return done
+        }
+        guard count == length else { throw CocoaError(.fileReadUnknown) }
+        return data
+    }
+}

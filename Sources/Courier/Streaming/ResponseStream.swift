@@ -1,0 +1,238 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A response being read while it arrives, from ``Provider/stream(_:idleTimeout:totalTimeout:)``:
+/// its head (already validated) and its body as chunks, lines or Server-Sent Events.
+///
+/// ```swift
+/// let stream = try await provider.stream(.completion(prompt))
+/// for try await event in stream.events {
+///     if event.data == "[DONE]" { break }
+///     print(try event.decode(Token.self).text, terminator: "")
+/// }
+/// ```
+///
+/// Read the body once, in one of its forms, from one task: a second reader gets
+/// ``CourierError/invalidUse(_:)``. Cancelling the reading task, leaving the loop early or dropping
+/// the stream unread ends the transfer and closes its connection.
+public struct ResponseStream: Sendable {
+    /// The response head: status, headers, the request that was sent; its `data` is empty.
+    public let head: Response
+    /// The body's chunks, as they arrive.
+    public let chunks: ResponseBody
+    let limits: Limits
+
+    init(head: Response, body: ResponseBody, limits: Limits) {
+        self.head = head
+        self.chunks = body
+        self.limits = limits
+    }
+
+    /// The HTTP status code.
+    public var statusCode: Int { head.statusCode }
+    /// The HTTP response, with its headers.
+    public var response: HTTPURLResponse? { head.response }
+
+    /// The body as text lines (UTF-8, invalid bytes replaced), split at LF, CRLF or CR, without
+    /// their endings. A last line without an ending is included. Lines are bounded by
+    /// ``Limits/maxLineBytes``.
+    public var lines: Lines { Lines(body: chunks, maxLineBytes: Int(clamping: limits.maxLineBytes)) }
+
+    /// The body as Server-Sent Events (`text/event-stream`), parsed by the WHATWG rules: see
+    /// ``ServerSentEvent``. An event's data is bounded by ``Limits/maxLineBytes``.
+    public var events: Events { Events(body: chunks, maxBytes: Int(clamping: limits.maxLineBytes)) }
+
+    /// Decodes each non-empty line as JSON (JSON Lines, NDJSON).
+    /// - Parameters:
+    ///   - type: The type of each line.
+    ///   - decoder: The decoder. Default: a plain `JSONDecoder`.
+    /// - Returns: The values, in order; a line that does not decode ends the sequence with
+    ///   ``CourierError/underlying(_:_:)``.
+    public func decodeLines<T: Decodable>(
+        _ type: T.Type, using decoder: JSONDecoder = JSONDecoder()
+    ) -> Decoded<T> {
+        Decoded(source: .lines(lines), sentinel: nil, decoder: decoder)
+    }
+
+    /// Decodes the data of each event as JSON, until an event whose data is `sentinel` (such as
+    /// `"[DONE]"`), which ends the sequence and the transfer.
+    /// - Parameters:
+    ///   - type: The type of each event's data.
+    ///   - sentinel: Data that ends the stream, or `nil` to read to the end. Default: `nil`.
+    ///   - decoder: The decoder. Default: a plain `JSONDecoder`.
+    /// - Returns: The values, in order; data that does not decode ends the sequence with
+    ///   ``CourierError/underlying(_:_:)``.
+    public func decodeEvents<T: Decodable>(
+        _ type: T.Type, until sentinel: String? = nil, using decoder: JSONDecoder = JSONDecoder()
+    ) -> Decoded<T> {
+        Decoded(source: .events(events), sentinel: sentinel, decoder: decoder)
+    }
+
+    /// Values decoded from the lines or the events of a stream: see ``decodeLines(_:using:)`` and
+    /// ``decodeEvents(_:until:using:)``.
+    public struct Decoded<T: Decodable>: AsyncSequence, Sendable {
+        public typealias Element = T
+        public typealias Failure = CourierError
+
+        enum Source: Sendable {
+            case lines(Lines)
+            case events(Events)
+        }
+
+        let source: Source
+        let sentinel: String?
+        let decoder: JSONDecoder
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            switch source {
+            case .lines(let lines):
+                AsyncIterator(lines: lines.makeAsyncIterator(), sentinel: sentinel, decoder: decoder)
+            case .events(let events):
+                AsyncIterator(events: events.makeAsyncIterator(), sentinel: sentinel, decoder: decoder)
+            }
+        }
+
+        /// Reads the values.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            public typealias Element = T
+            public typealias Failure = CourierError
+
+            var lines: Lines.AsyncIterator?
+            var events: Events.AsyncIterator?
+            let sentinel: String?
+            let decoder: JSONDecoder
+            var ended = false
+
+            init(lines: Lines.AsyncIterator, sentinel: String?, decoder: JSONDecoder) {
+                self.lines = lines
+                self.sentinel = sentinel
+                self.decoder = decoder
+            }
+
+            init(events: Events.AsyncIterator, sentinel: String?, decoder: JSONDecoder) {
+                self.events = events
+                self.sentinel = sentinel
+                self.decoder = decoder
+            }
+
+            /// The next value; `nil` at the end of the body or at the sentinel.
+            public mutating func next() async throws(CourierError) -> T? {
+                while !ended {
+                    let text: String?
+                    if lines != nil {
+                        text = try await lines?.next()
+                    } else {
+                        text = try await events?.next()?.data
+                    }
+                    guard let text else { break }
+                    if let sentinel, text == sentinel { break }
+                    if lines != nil, text.allSatisfy(\.isWhitespace) { continue }
+                    do {
+                        return try decoder.decode(T.self, from: Data(text.utf8))
+                    } catch {
+                        ended = true
+                        lines = nil
+                        events = nil
+                        throw .underlying(error, nil)
+                    }
+                }
+                // The end, or the sentinel: the transfer is over (dropping the iterators closes it).
+                ended = true
+                lines = nil
+                events = nil
+                return nil
+            }
+        }
+    }
+
+    /// The body as text lines: see ``ResponseStream/lines``.
+    public struct Lines: AsyncSequence, Sendable {
+        public typealias Element = String
+        public typealias Failure = CourierError
+
+        let body: ResponseBody
+        let maxLineBytes: Int
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(chunks: body.makeAsyncIterator(), decoder: LineDecoder(maxLineBytes: maxLineBytes))
+        }
+
+        /// Reads the lines.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            public typealias Element = String
+            public typealias Failure = CourierError
+
+            var chunks: ResponseBody.AsyncIterator
+            var decoder: LineDecoder
+            var ready: [[UInt8]] = []
+            var index = 0
+            var ended = false
+
+            /// The next line; `nil` at the end of the body.
+            public mutating func next() async throws(CourierError) -> String? {
+                while true {
+                    if index < ready.count {
+                        defer { index += 1 }
+                        return String(decoding: ready[index], as: UTF8.self)
+                    }
+                    if ended { return nil }
+                    ready = []
+                    index = 0
+                    if let chunk = try await chunks.next() {
+                        ready = try decoder.decode(chunk)
+                    } else {
+                        ended = true
+                        if let last = decoder.finish() { ready = [last] }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The body as Server-Sent Events: see ``ResponseStream/events``.
+    public struct Events: AsyncSequence, Sendable {
+        public typealias Element = ServerSentEvent
+        public typealias Failure = CourierError
+
+        let body: ResponseBody
+        let maxBytes: Int
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(
+                chunks: body.makeAsyncIterator(), lines: LineDecoder(maxLineBytes: maxBytes),
+                parser: ServerSentEventParser(maxEventBytes: maxBytes))
+        }
+
+        /// Reads the events.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            public typealias Element = ServerSentEvent
+            public typealias Failure = CourierError
+
+            var chunks: ResponseBody.AsyncIterator
+            var lines: LineDecoder
+            var parser: ServerSentEventParser
+            var ready: [ServerSentEvent] = []
+            var index = 0
+
+            /// The next event; `nil` at the end of the body (an event without its closing blank
+            /// line is dropped, as EventSource does).
+            public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+                while true {
+                    if index < ready.count {
+                        defer { index += 1 }
+                        return ready[index]
+                    }
+                    ready = []
+                    index = 0
+                    guard let chunk = try await chunks.next() else { return nil }
+                    for line in try lines.decode(chunk) {
+                        if let event = try parser.consume(line) { ready.append(event) }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Courier
+import Foundation
+import Testing
+
+/// Streamed responses over the real transport, against the local httpbin and the fault server.
+@Suite(.enabled(if: HTTPBin.isAvailable && FaultServer.isAvailable, "needs scripts/test's servers"))
+struct IntegrationStreamingTests {
+    let bin = Provider<Bin>()
+    let fault = Provider<Fault>()
+
+    @Test func jsonLinesFromHTTPBinStream() async throws {
+        struct Line: Decodable { let id: Int }
+        let stream = try await bin.stream(Bin(path: "stream/5"))
+        var ids: [Int] = []
+        for try await line in stream.decodeLines(Line.self) { ids.append(line.id) }
+        #expect(ids == [0, 1, 2, 3, 4])
+    }
+
+    @Test func dripArrivesWhole() async throws {
+        let stream = try await bin.stream(
+            Bin(path: "drip", task: .parameters(["numbytes": 8, "duration": 0.2, "delay": 0], encoding: .queryString)))
+        var total = 0
+        for try await chunk in stream.chunks { total += chunk.count }
+        #expect(total == 8)
+    }
+
+    @Test func streamBytesArriveInChunks() async throws {
+        let stream = try await bin.stream(
+            Bin(
+                path: "stream-bytes/100000", task: .parameters(["chunk_size": 4096, "seed": 7], encoding: .queryString))
+        )
+        var total = 0
+        var chunks = 0
+        for try await chunk in stream.chunks {
+            total += chunk.count
+            chunks += 1
+        }
+        #expect(total == 100_000)
+        #expect(chunks > 1)
+    }
+
+    @Test func aRefusedStatusThrowsBeforeTheBody() async throws {
+        var target = Bin(path: "status/503")
+        target.validation = .successCodes
+        await #expect {
+            try await bin.stream(target)
+        } throws: { error in
+            guard case CourierError.statusCode(let response) = error else { return false }
+            return response.statusCode == 503
+        }
+    }
+
+    @Test func serverSentEventsSplitAnywhere() async throws {
+        let stream = try await fault.stream(Fault(path: "sse"))
+        #expect(stream.response?.value(forHTTPHeaderField: "Content-Type") == "text/event-stream")
+        var events: [ServerSentEvent] = []
+        for try await event in stream.events { events.append(event) }
+        #expect(
+            events == [
+                ServerSentEvent(id: "1", data: "first", retry: .milliseconds(1500)),
+                ServerSentEvent(id: "1", event: "update", data: #"{"n":2}"#),
+            ])
+    }
+
+    @Test func aDroppedConnectionEndsTheEventsWithAnError() async throws {
+        let stream = try await fault.stream(Fault(path: "sse-drop"))
+        var events: [ServerSentEvent] = []
+        await #expect(throws: CourierError.self) {
+            for try await event in stream.events { events.append(event) }
+        }
+        #expect(events.map(\.data) == ["first", #"{"n":2}"#])
+    }
+
+    @Test func leavingTheLoopClosesTheConnection() async throws {
+        let id = UUID().uuidString
+        var target = Fault(path: "stream-watch")
+        target.task = .parameters(["id": .string(id)], encoding: .queryString)
+        target.timeout = nil
+        let stream = try await fault.stream(target)
+        var seen = 0
+        for try await _ in stream.chunks {
+            seen += 1
+            if seen == 2 { break }
+        }
+        // The server notices the closed connection at its next write (every 10 ms); ask it,
+        // a bounded number of times.
+        struct Closed: Decodable { let closed: Bool }
+        var closed = false
+        for _ in 0..<500 where !closed {
+            var check = Fault(path: "stream-closed")
+            check.task = .parameters(["id": .string(id)], encoding: .queryString)
+            closed = try await fault.request(check).map(Closed.self).closed
+        }
+        #expect(closed)
+    }
+
+    @Test func anUnreadStreamHoldsUpNoOtherRequest() async throws {
+        let id = UUID().uuidString
+        var target = Fault(path: "stream-watch")
+        target.task = .parameters(["id": .string(id)], encoding: .queryString)
+        target.timeout = nil
+        // Opened and not read while the server keeps writing.
+        let stream = try await fault.stream(target)
+        for _ in 0..<5 {
+            #expect(try await fault.request(Fault(path: "ok")).statusCode == 200)
+        }
+        #expect(stream.statusCode == 200)
+    }
+}

@@ -1,0 +1,291 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport whose streamed answers are scripted per attempt: a status, chunks written at once,
+/// and whether the body ends. The writers stay reachable, so a test can write more later, and
+/// each records whether its reader went away (the transfer was stopped).
+final class ScriptedStreamTransport: Transport {
+    struct Answer: Sendable {
+        var status: Int
+        var chunks: [String] = []
+        var finished = true
+    }
+
+    private let script: [Answer]
+    private let state = Locked<(attempts: Int, writers: [ResponseBody.Writer], stopped: Set<Int>)>((0, [], []))
+
+    init(_ script: [Answer]) {
+        self.script = script
+    }
+
+    var attempts: Int { state.withLock { $0.attempts } }
+    func writer(_ attempt: Int) -> ResponseBody.Writer? {
+        state.withLock { attempt < $0.writers.count ? $0.writers[attempt] : nil }
+    }
+    func stopped(_ attempt: Int) -> Bool { state.withLock { $0.stopped.contains(attempt) } }
+
+    func send(_ request: URLRequest) async throws -> Response {
+        throw CourierError.invalidUse("this transport only streams")
+    }
+
+    func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        let attempt = state.withLock { state -> Int in
+            defer { state.attempts += 1 }
+            return state.attempts
+        }
+        let answer = script[min(attempt, script.count - 1)]
+        let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
+        writer.onTermination { [state] in _ = state.withLock { $0.stopped.insert(attempt) } }
+        state.withLock { $0.writers.append(writer) }
+        for chunk in answer.chunks { writer.write(Data(chunk.utf8)) }
+        if answer.finished { writer.finish() }
+        let head = Response(
+            statusCode: answer.status, data: Data(), request: transfer.request,
+            response: HTTPURLResponse(
+                url: transfer.request.url!, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: nil))
+        return StreamedResponse(head: head, body: body)
+    }
+}
+
+struct StreamTarget: TargetType {
+    var baseURL: URL { URL(string: "https://api.example.com")! }
+    var path: String = "events"
+    var validation: ValidationType = .successCodes
+    var sampleData: Data = Data()
+    var limits: Limits? = nil
+    var retryPolicy: RetryPolicy? = nil
+}
+
+@Suite struct StreamingTests {
+    static func collect(_ body: ResponseBody) async throws -> [String] {
+        var chunks: [String] = []
+        for try await chunk in body { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+        return chunks
+    }
+
+    @Test func chunksArriveInOrderAndTheStreamEnds() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a", "b"], finished: false)])
+        let provider = Provider<StreamTarget>(transport: transport)
+        let stream = try await provider.stream(StreamTarget())
+        #expect(stream.statusCode == 200)
+        let writer = try #require(transport.writer(0))
+        writer.write(Data("c".utf8))
+        writer.finish()
+        #expect(try await Self.collect(stream.chunks) == ["a", "b", "c"])
+        #expect(!transport.stopped(0))
+    }
+
+    @Test func linesSplitAcrossChunks() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["one\r", "\ntwo\nthr", "ee"])])
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())
+        var lines: [String] = []
+        for try await line in stream.lines { lines.append(line) }
+        #expect(lines == ["one", "two", "three"])
+    }
+
+    @Test func eventsAndJSONUntilTheSentinel() async throws {
+        struct Token: Decodable, Equatable { let text: String }
+        let body = ["data: {\"text\":\"he\"}\n\n", "data: {\"text\":\"llo\"}\n", "\ndata: [DONE]\n\n"]
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: body, finished: false)])
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())
+        var tokens: [Token] = []
+        for try await token in stream.decodeEvents(Token.self, until: "[DONE]") { tokens.append(token) }
+        #expect(tokens == [Token(text: "he"), Token(text: "llo")])
+        // The sentinel ended the stream: the transfer, still open, was stopped.
+        #expect(transport.stopped(0))
+    }
+
+    @Test func jsonLinesDecode() async throws {
+        struct Row: Decodable, Equatable { let id: Int }
+        let transport = ScriptedStreamTransport([
+            .init(status: 200, chunks: ["{\"id\":1}\n{\"i", "d\":2}\n\n{\"id\":3}"])
+        ])
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())
+        var rows: [Row] = []
+        for try await row in stream.decodeLines(Row.self) { rows.append(row) }
+        #expect(rows == [Row(id: 1), Row(id: 2), Row(id: 3)])
+    }
+
+    @Test func stubbedTargetsStreamTheirSampleData() async throws {
+        var target = StreamTarget()
+        target.sampleData = Data("event: greeting\ndata: hi\n\n".utf8)
+        let provider = Provider<StreamTarget>(stubClosure: Provider.immediatelyStub)
+        var events: [ServerSentEvent] = []
+        for try await event in try await provider.stream(target).events { events.append(event) }
+        #expect(events == [ServerSentEvent(event: "greeting", data: "hi")])
+    }
+
+    @Test func aRefusedStatusThrowsWithTheStartOfItsBody() async throws {
+        let transport = ScriptedStreamTransport([
+            .init(status: 500, chunks: ["0123456789", "abcdefghij"], finished: false)
+        ])
+        var target = StreamTarget()
+        target.limits = Limits(maxErrorBodyBytes: 15)
+        let provider = Provider<StreamTarget>(transport: transport)
+        await #expect {
+            try await provider.stream(target)
+        } throws: { error in
+            guard case CourierError.statusCode(let response) = error else { return false }
+            return response.statusCode == 500 && String(decoding: response.data, as: UTF8.self) == "0123456789abcde"
+        }
+        #expect(transport.stopped(0))
+    }
+
+    @Test func retriesHappenBeforeTheHeadIsHandedOver() async throws {
+        let transport = ScriptedStreamTransport([
+            .init(status: 503, chunks: ["busy"]), .init(status: 200, chunks: ["data: ok\n\n"]),
+        ])
+        var target = StreamTarget()
+        target.retryPolicy = RetryPolicy(maxAttempts: 2, baseDelay: .zero, jitter: .none)
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(target)
+        var events: [ServerSentEvent] = []
+        for try await event in stream.events { events.append(event) }
+        #expect(transport.attempts == 2)
+        #expect(events.map(\.data) == ["ok"])
+    }
+
+    @Test func leavingTheLoopEarlyStopsTheTransfer() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a", "b"], finished: false)])
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())
+        for try await _ in stream.chunks { break }
+        #expect(transport.stopped(0))
+    }
+
+    @Test func droppingAStreamUnreadStopsTheTransfer() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a"], finished: false)])
+        let provider = Provider<StreamTarget>(transport: transport)
+        do {
+            let stream = try await provider.stream(StreamTarget())
+            #expect(stream.statusCode == 200)
+        }
+        #expect(transport.stopped(0))
+    }
+
+    @Test func cancellingTheReaderThrowsCancelledAndStopsTheTransfer() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a"], finished: false)])
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())
+        let (firstChunk, signal) = AsyncStream.makeStream(of: Void.self)
+        let reader = Task {
+            for try await _ in stream.chunks { signal.yield() }
+        }
+        var signals = firstChunk.makeAsyncIterator()
+        _ = await signals.next()
+        reader.cancel()
+        let result = await reader.result
+        #expect((result.failure as? CourierError)?.isCancellation == true)
+        #expect(transport.stopped(0))
+    }
+
+    @Test func anIdleStreamTimesOutOnTheProvidersClock() async throws {
+        let clock = TestClock()
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: [], finished: false)])
+        let provider = Provider<StreamTarget>(transport: transport, clock: clock)
+        let stream = try await provider.stream(StreamTarget(), idleTimeout: .seconds(5))
+        let reader = Task { try await Self.collect(stream.chunks) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        let result = await reader.result
+        guard case .failure(CourierError.timedOut) = result.mapError({ $0 as? CourierError ?? .cancelled }) else {
+            Issue.record("expected timedOut, got \(result)")
+            return
+        }
+        #expect(transport.stopped(0))
+    }
+
+    @Test func aSecondReaderIsRefused() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a"])])
+        let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())
+        var first = stream.chunks.makeAsyncIterator()
+        var second = stream.lines.makeAsyncIterator()
+        await #expect {
+            try await second.next()
+        } throws: { error in
+            if case CourierError.invalidUse = error { return true }
+            return false
+        }
+        #expect(try await first.next() == Data("a".utf8))
+    }
+
+    @Test func pluginsSeeTheHeadThenTheEnd() async throws {
+        let finished = EventLog()
+        let (ended, signal) = AsyncStream.makeStream(of: Void.self)
+        struct FinishPlugin: Plugin {
+            let log: EventLog
+            let signal: AsyncStream<Void>.Continuation
+            func didFinish(
+                _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
+            )
+                async
+            {
+                switch result {
+                case .success(let response): log.append("success \(response.statusCode)")
+                case .failure(let error): log.append("failure \(error)")
+                }
+                signal.yield()
+            }
+        }
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a"], finished: false)])
+        let provider = Provider<StreamTarget>(
+            transport: transport, plugins: [FinishPlugin(log: finished, signal: signal)])
+        let stream = try await provider.stream(StreamTarget())
+        #expect(finished.all.isEmpty)
+        transport.writer(0)?.finish()
+        _ = try await Self.collect(stream.chunks)
+        var iterator = ended.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(finished.all == ["success 200"])
+    }
+}
+
+@Suite struct BodyBufferTests {
+    @Test func aSlowReaderSpillsToDiskInOrderWithinTheMemoryWindow() async throws {
+        let buffer = BodyBuffer(limits: .default)
+        let chunkSize = 64 << 10
+        let count = 160  // 10 MiB: more than twice the memory window
+        for index in 0..<count {
+            #expect(buffer.write(Data(repeating: UInt8(index % 251), count: chunkSize)))
+            #expect(buffer.bytesInMemory <= BodyBuffer.memoryWindow)
+        }
+        buffer.finish()
+        var received = Data()
+        while let chunk = try await buffer.next() { received.append(chunk) }
+        var expected = Data()
+        for index in 0..<count { expected.append(Data(repeating: UInt8(index % 251), count: chunkSize)) }
+        #expect(received == expected)
+        buffer.terminate()
+    }
+
+    @Test func theBacklogIsBounded() async throws {
+        let buffer = BodyBuffer(limits: Limits(maxStreamBacklogBytes: 100))
+        #expect(buffer.write(Data(count: 60)))
+        #expect(!buffer.write(Data(count: 60)))
+        await #expect {
+            while try await buffer.next() != nil {}
+        } throws: { error in
+            if case CourierError.limitExceeded(.streamBacklog(limit: 100)) = error { return true }
+            return false
+        }
+    }
+
+    @Test func noSpillFileIsEverVisible() async throws {
+        let folder = FileManager.default.temporaryDirectory
+        func spills() throws -> Set<String> {
+            Set(
+                try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+                    $0.hasPrefix("courier-stream-")
+                })
+        }
+        let before = try spills()
+        let buffer = BodyBuffer(limits: .default)
+        for _ in 0..<100 { buffer.write(Data(count: 64 << 10)) }
+        #expect(try spills() == before)
+        buffer.terminate()
+    }
+}
