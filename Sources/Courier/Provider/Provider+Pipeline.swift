@@ -20,12 +20,12 @@ extension Provider {
         }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
-        return await Deadline.run(
-            within: callTimeout, timer: deadlines,
-            discarded: { response in response.body?.buffer.terminate() }
-        ) {
+        let stages: @Sendable () async -> Result<Response, CourierError> = {
             await self.performStages(target, progress: progress, streaming: streaming)
         }
+        // A streamed head that arrives as the deadline passes: its transfer ends here.
+        return await Deadline.run(
+            within: callTimeout, timer: deadlines, discarded: { $0.body?.buffer.terminate() }, stages)
     }
 
     /// The driver: runs the stages before the first send, then does what the call's
