@@ -49,7 +49,7 @@ public struct Limits: Sendable, Hashable {
     /// case. Default: ``defaultAllowedSchemes`` (`http`, `https`). Any other scheme fails with
     /// ``CourierError/schemeNotAllowed(_:)`` and nothing is sent.
     public var allowedSchemes: Set<String>
-    /// Streamed responses (``Provider/stream(_:)``): the longest line (``ResponseStream/lines``) or
+    /// Streamed responses (``Provider/stream(_:idleTimeout:totalTimeout:)``): the longest line (``ResponseStream/lines``) or
     /// Server-Sent Event data (``ResponseStream/events``), in bytes. Default:
     /// ``defaultMaxLineBytes`` (1 MiB). Longer fails with ``LimitExceeded/line(limit:)``.
     public var maxLineBytes: Int64

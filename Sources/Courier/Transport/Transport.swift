@@ -33,7 +33,7 @@ public protocol Transport: Sendable {
     func send(_ transfer: Transfer) async throws -> Response
 
     /// Runs a transfer and returns as soon as the response head arrives; the body follows as it
-    /// arrives (``Provider/stream(_:)``). The default sends the transfer with
+    /// arrives (``Provider/stream(_:idleTimeout:totalTimeout:)``). The default sends the transfer with
     /// ``send(_:)-(Transfer)`` and hands the whole body over as one chunk; override it to stream.
     /// - Parameter transfer: The request and its body source (the destination is ignored).
     /// - Returns: The head and the body. Stop the transfer when the body's reader goes
