@@ -2,8 +2,8 @@
 //
 //   TransferCheck SCENARIO BASE_URL BYTES
 //
-// Scenarios: courier-upload-file, courier-multipart, courier-download, raw-upload-file,
-// raw-download. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB
+// Scenarios: courier-upload-file, courier-multipart, courier-download, courier-stream-slow,
+// raw-upload-file, raw-download. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB
 import Courier
 import Foundation
 
@@ -106,6 +106,28 @@ struct TransferCheck {
                     task: .download(.folder(work) { _, _ in "downloaded.bin" })))
             let saved = fileSize(response.fileURL ?? work)
             guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
+        case "courier-stream-slow":
+            // A reader slower than the network (PAUSE_MS per MiB, default 20: at most 50 MiB/s, where
+            // loopback brings ~250 MiB/s): the backlog must go to disk, not memory. Halfway,
+            // another request on the same provider must complete.
+            let pause = Int(ProcessInfo.processInfo.environment["PAUSE_MS"] ?? "") ?? 20
+            let stream = try await provider.stream(Sink(baseURL: base, path: "bytes/\(size)", method: .get, task: .plain))
+            var received: Int64 = 0
+            var nextPause: Int64 = 1 << 20
+            var checked = false
+            for try await chunk in stream.chunks {
+                received += Int64(chunk.count)
+                if received >= nextPause {
+                    nextPause += 1 << 20
+                    if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
+                }
+                if !checked, received >= size / 2 {
+                    checked = true
+                    let other = try await provider.request(Sink(baseURL: base, path: "delay/1", method: .get, task: .plain))
+                    guard other.statusCode == 200 else { throw Failure.unexpected("the other request failed") }
+                }
+            }
+            guard received == size else { throw Failure.unexpected("streamed \(received) of \(size) bytes") }
         case "raw-upload-file":
             let input = try makeInputFile(size: size, in: work)
             var request = URLRequest(url: base.appendingPathComponent("upload"))
