@@ -111,7 +111,8 @@ struct TransferCheck {
             // loopback brings ~250 MiB/s): the backlog must go to disk, not memory. Halfway,
             // another request on the same provider must complete.
             let pause = Int(ProcessInfo.processInfo.environment["PAUSE_MS"] ?? "") ?? 20
-            let stream = try await provider.stream(Sink(baseURL: base, path: "bytes/\(size)", method: .get, task: .plain))
+            let stream = try await provider.stream(
+                Sink(baseURL: base, path: "bytes/\(size)", method: .get, task: .plain))
             var received: Int64 = 0
             var nextPause: Int64 = 1 << 20
             var checked = false
@@ -123,7 +124,8 @@ struct TransferCheck {
                 }
                 if !checked, received >= size / 2 {
                     checked = true
-                    let other = try await provider.request(Sink(baseURL: base, path: "delay/1", method: .get, task: .plain))
+                    let other = try await provider.request(
+                        Sink(baseURL: base, path: "delay/1", method: .get, task: .plain))
                     guard other.statusCode == 200 else { throw Failure.unexpected("the other request failed") }
                 }
             }
