@@ -106,6 +106,26 @@ public final class StubTransport: Transport, Sendable {
         }
     }
 
+    /// A route answered with ``StubAnswer/stream(_:status:headers:interval:)`` or
+    /// ``StubAnswer/events(_:interval:)`` streams its chunks on the transport's clock; any other
+    /// answer is handed over whole.
+    public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        let request = transfer.request
+        guard let route = routes.withLock({ $0.last { $0.matches(request) } }), let chunks = route.answer.chunks else {
+            return try await streamBuffered(transfer)
+        }
+        recorded.withLock {
+            $0.append(RecordedRequest(request: request, body: request.httpBody, target: transfer.target))
+        }
+        if let delay = route.answer.delay {
+            try await clock.sleep(for: delay)
+        }
+        let head = try await route.answer.make(request)
+        return ChunkedAnswer.stream(
+            head: Response(statusCode: head.statusCode, data: Data(), request: request, response: head.response),
+            chunks: chunks.data, interval: chunks.interval, clock: clock, limits: transfer.limits)
+    }
+
     static func segments(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }
@@ -127,6 +147,8 @@ public struct StubAnswer: Sendable {
     let make: @Sendable (URLRequest) async throws -> Response
     /// How long the answer waits on the transport's clock first.
     public private(set) var delay: Duration?
+    /// For a streamed answer: its chunks and the wait before each.
+    var chunks: (data: [Data], interval: Duration)?
 
     private init(_ make: @escaping @Sendable (URLRequest) async throws -> Response) {
         self.make = make
@@ -174,6 +196,29 @@ public struct StubAnswer: Sendable {
     /// The transport fails with this error (e.g. `URLError(.notConnectedToInternet)`).
     public static func error(_ error: any Error) -> StubAnswer {
         StubAnswer { _ in throw error }
+    }
+
+    /// A body in chunks, `interval` apart on the transport's clock (the first one too), for
+    /// `Provider.stream`; a plain request gets them joined, without waiting.
+    /// - Parameters:
+    ///   - chunks: The chunks.
+    ///   - status: Default: 200.
+    ///   - headers: Default: none.
+    ///   - interval: The wait before each chunk. Default: none.
+    public static func stream(
+        _ chunks: [Data], status: Int = 200, headers: [String: String] = [:], interval: Duration = .zero
+    ) -> StubAnswer {
+        var answer = data(chunks.reduce(into: Data()) { $0.append($1) }, status: status, headers: headers)
+        answer.chunks = (chunks, interval)
+        return answer
+    }
+
+    /// Server-Sent Events, one chunk each, `interval` apart, with `Content-Type: text/event-stream`.
+    /// - Parameters:
+    ///   - events: The events.
+    ///   - interval: The wait before each event. Default: none.
+    public static func events(_ events: [ServerSentEvent], interval: Duration = .zero) -> StubAnswer {
+        stream(events.map { $0.encoded() }, headers: ["Content-Type": "text/event-stream"], interval: interval)
     }
 
     /// Whatever the closure makes of the request.

@@ -42,6 +42,53 @@ struct SampleTransport: Transport {
                 statusCode: httpResponse.statusCode, data: data, request: request, response: httpResponse)
         case .networkError(let error):
             throw error
+        case .stream(let statusCode, let headers, let chunks, _):
+            let httpResponse = request.url.flatMap {
+                HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
+            }
+            return Response(
+                statusCode: statusCode, data: chunks.reduce(into: Data()) { $0.append($1) }, request: request,
+                response: httpResponse)
         }
+    }
+
+    /// A streamed sample hands its head over at once and its chunks on the clock; any other
+    /// sample is answered whole (the default path).
+    func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        let sample = sample()
+        guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
+            return try await streamBuffered(transfer)
+        }
+        if let delay {
+            do { try await clock.sleep(for: delay) } catch { throw CourierError.cancelled }
+        }
+        let request = transfer.request
+        let httpResponse = request.url.flatMap {
+            HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
+        }
+        let head = Response(statusCode: statusCode, data: Data(), request: request, response: httpResponse)
+        return ChunkedAnswer.stream(
+            head: head, chunks: chunks, interval: interval, clock: clock, limits: transfer.limits)
+    }
+}
+
+/// A scripted streamed answer, for stubs: the head at once, then each chunk `interval` apart on
+/// `clock`. The writing task ends (and stops waiting) when the reader goes.
+package enum ChunkedAnswer {
+    package static func stream(
+        head: Response, chunks: [Data], interval: Duration, clock: any Clock<Duration>, limits: Limits
+    ) -> StreamedResponse {
+        let (body, writer) = ResponseBody.makeStream(limits: limits)
+        let task = Task {
+            for chunk in chunks {
+                if interval > .zero {
+                    do { try await clock.sleep(for: interval) } catch { return }
+                }
+                guard writer.write(chunk) else { return }
+            }
+            writer.finish()
+        }
+        writer.onTermination { task.cancel() }
+        return StreamedResponse(head: head, body: body)
     }
 }

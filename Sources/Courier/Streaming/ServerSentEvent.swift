@@ -20,6 +20,23 @@ public struct ServerSentEvent: Sendable, Hashable {
         self.retry = retry
     }
 
+    /// The event as an event stream writes it: `id`, `event` (unless `"message"`), `retry` and one
+    /// `data` line per line of ``data``, then a blank line. Parsing it gives this event back
+    /// (a `nil` id stays unset).
+    /// - Returns: The UTF-8 bytes.
+    public func encoded() -> Data {
+        var text = ""
+        if let id { text += "id: \(id)\n" }
+        if event != "message" { text += "event: \(event)\n" }
+        if let retry {
+            let milliseconds = retry.components.seconds * 1000 + retry.components.attoseconds / 1_000_000_000_000_000
+            text += "retry: \(milliseconds)\n"
+        }
+        for line in data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
+        text += "\n"
+        return Data(text.utf8)
+    }
+
     /// Decodes the event's `data` as JSON.
     /// - Parameters:
     ///   - type: The type to decode.

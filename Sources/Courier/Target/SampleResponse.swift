@@ -12,4 +12,20 @@ public enum SampleResponse: Sendable {
     case response(HTTPURLResponse, Data)
     /// The transport fails with this error (it reaches the caller as ``CourierError/underlying(_:_:)``).
     case networkError(any Error)
+    /// A body that arrives in chunks, `interval` apart on the provider's clock (the first one
+    /// too), for ``Provider/stream(_:idleTimeout:totalTimeout:)``: the head at once, then each
+    /// chunk. A plain request gets the chunks joined, without waiting.
+    case stream(statusCode: Int = 200, headers: [String: String] = [:], chunks: [Data], interval: Duration = .zero)
+
+    /// Server-Sent Events, one chunk each, `interval` apart, with
+    /// `Content-Type: text/event-stream`.
+    /// - Parameters:
+    ///   - events: The events.
+    ///   - interval: The wait before each event. Default: none.
+    /// - Returns: A ``stream(statusCode:headers:chunks:interval:)`` sample.
+    public static func events(_ events: [ServerSentEvent], interval: Duration = .zero) -> SampleResponse {
+        .stream(
+            statusCode: 200, headers: ["Content-Type": "text/event-stream"], chunks: events.map { $0.encoded() },
+            interval: interval)
+    }
 }

@@ -44,6 +44,12 @@ public protocol Transport: Sendable {
 
 extension Transport {
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        try await streamBuffered(transfer)
+    }
+
+    /// The default ``stream(_:)``: the whole response through ``send(_:)-(Transfer)``, its body
+    /// handed over as one chunk.
+    package func streamBuffered(_ transfer: Transfer) async throws -> StreamedResponse {
         var transfer = transfer
         transfer.destination = .memory
         let response = try await send(transfer)
