@@ -31,6 +31,12 @@ let package = Package(
             dependencies: [.product(name: "Courier", package: "Courier")],
             path: "Sources/DownloadProgress"
         ),
+        // Server-Sent Events printed as they arrive: offline against a streaming stub by default.
+        .executableTarget(
+            name: "events",
+            dependencies: [.product(name: "Courier", package: "Courier")],
+            path: "Sources/StreamEvents"
+        ),
         // Every code sample of the README and the DocC articles, compiled as written.
         .target(
             name: "DocSnippets",

@@ -72,3 +72,28 @@ func progressBar(_ provider: Provider<Files>) async throws {
         if let response = event.response { print("saved to", response.fileURL!.path) }
     }
 }
+
+// Streaming Responses and Server-Sent Events
+
+struct CompletionToken: Decodable { let text: String }
+struct ExportRow: Decodable { let id: Int }
+
+func streamingArticle(_ provider: Provider<Chat>, prompt: String, room: String) async throws {
+    let stream = try await provider.stream(.completion(prompt))
+    print(stream.statusCode, stream.response?.value(forHTTPHeaderField: "Content-Type") ?? "")
+    for try await token in stream.decodeEvents(CompletionToken.self, until: "[DONE]") { print(token.text) }
+
+    let feed = try await provider.stream(.events(room: room))
+    for try await event in feed.events { print(event.event, event.data) }
+
+    let export = try await provider.stream(.events(room: room))
+    for try await row in export.decodeLines(ExportRow.self) { print(row.id) }
+}
+
+struct GreetingFeed: TargetType {
+    var baseURL: URL { URL(string: "https://chat.example.com")! }
+    var path: String { "greetings" }
+    var sampleResponse: SampleResponse {
+        .events([ServerSentEvent(data: "hello"), ServerSentEvent(data: "[DONE]")], interval: .milliseconds(100))
+    }
+}

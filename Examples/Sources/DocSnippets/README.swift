@@ -183,3 +183,39 @@ func refresh() {
     let provider = Provider<GitHub>(authentication: auth)
     _ = provider
 }
+
+// MARK: Streaming responses and Server-Sent Events
+
+enum Chat: TargetType {
+    case completion(String)
+    case events(room: String)
+
+    var baseURL: URL { URL(string: "https://chat.example.com")! }
+    var path: String {
+        switch self {
+        case .completion: "v1/completions"
+        case .events(let room): "rooms/\(room)/events"
+        }
+    }
+    var method: HTTPMethod {
+        switch self {
+        case .completion: .post
+        case .events: .get
+        }
+    }
+    var task: HTTPTask {
+        switch self {
+        case .completion(let prompt): .json(["prompt": prompt, "stream": "true"])
+        case .events: .plain
+        }
+    }
+}
+
+func streamingSample(_ provider: Provider<Chat>, prompt: String) async throws {
+    let stream = try await provider.stream(.completion(prompt), idleTimeout: .seconds(30))
+    print(stream.statusCode)
+    for try await event in stream.events {  // ServerSentEvent: id, event, data, retry
+        if event.data == "[DONE]" { break }
+        print(event.data)
+    }
+}
