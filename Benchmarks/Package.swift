@@ -27,7 +27,10 @@ let package = Package(
         // (run by scripts/bench).
         .executableTarget(
             name: "LoadCheck",
-            dependencies: [.product(name: "Courier", package: "Courier"), "BenchmarkSupport", "HeapStatistics"]
+            dependencies: [
+                .product(name: "Courier", package: "Courier"), .product(name: "CourierTesting", package: "Courier"),
+                "BenchmarkSupport", "HeapStatistics",
+            ]
         ),
         // The plugins and helpers the benchmarks share.
         .target(name: "BenchmarkSupport", dependencies: [.product(name: "Courier", package: "Courier")]),

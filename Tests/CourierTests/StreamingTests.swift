@@ -199,6 +199,16 @@ struct StreamTarget: TargetType {
         #expect(transport.stopped(0))
     }
 
+    @Test func streamsAreNeverShared() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a"])])
+        let provider = Provider<StreamTarget>(transport: transport, deduplication: .enabled)
+        async let first = provider.stream(StreamTarget())
+        async let second = provider.stream(StreamTarget())
+        let streams = try await [first, second]
+        #expect(transport.attempts == 2)
+        for stream in streams { #expect(try await Self.collect(stream.chunks) == ["a"]) }
+    }
+
     @Test func aSecondReaderIsRefused() async throws {
         let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a"])])
         let stream = try await Provider<StreamTarget>(transport: transport).stream(StreamTarget())

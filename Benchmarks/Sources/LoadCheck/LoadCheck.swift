@@ -12,6 +12,7 @@
 // NAME<TAB>COURIER<TAB>RAW<TAB>RATIO<TAB>UNIT, with "-" where there is no raw twin.
 import BenchmarkSupport
 import Courier
+import CourierTesting
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -34,30 +35,6 @@ struct Item: Decodable, Sendable {
     var name: String
     var tags: [String]
     var active: Bool
-}
-
-/// Holds every request until released, counting calls.
-final class GatedTransport: Transport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var waiting: [CheckedContinuation<Response, any Error>] = []
-    let calls = Counter()
-
-    func send(_ request: URLRequest) async throws -> Response {
-        calls.add(1)
-        return try await withCheckedThrowingContinuation { continuation in
-            lock.lock()
-            waiting.append(continuation)
-            lock.unlock()
-        }
-    }
-
-    func release() {
-        lock.lock()
-        let all = waiting
-        waiting.removeAll()
-        lock.unlock()
-        for continuation in all { continuation.resume(returning: Response(statusCode: 200, data: Data("ok".utf8))) }
-    }
 }
 
 func seconds(_ duration: Duration) -> Double {
@@ -293,11 +270,12 @@ struct LoadCheck {
                 }
             }
             while await provider.inflightWaiterCount < count { await Task.yield() }
+            await transport.waitForRequests(1)
             let released = ContinuousClock.now
             transport.release()
             try await group.waitForAll()
             let elapsed = seconds(ContinuousClock.now - released)
-            line("dedup-transport-calls", Double(transport.calls.count), nil, "calls")
+            line("dedup-transport-calls", Double(transport.calls), nil, "calls")
             line("dedup-release-to-last", elapsed * 1_000, nil, "ms", format: "%.2f")
         }
         guard answered.count == count else { throw LoadCheckFailure("only \(answered.count) of \(count) answered") }
