@@ -34,7 +34,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            comments and retry; ends (close) in the middle of a last event
   /sse-drop                the same events, chunked, then the connection dropped mid-chunk
   /stream-watch?id=ID      a chunk every 10 ms for at most STALL s; notes when the client closed
-  /stream-closed?id=ID     {"closed": true|false} for that stream
+  /stream-closed?id=ID     {"closed": true|false, "at": UNIX_TIME|null} for that stream
 """
 import gzip
 import json
@@ -191,7 +191,7 @@ class Handler(socketserver.StreamRequestHandler):
             self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         elif path == "/stream-watch":
             ident = self.query.get("id", "")
-            CLOSED[ident] = False
+            CLOSED[ident] = None
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
             deadline = time.time() + STALL
             try:
@@ -200,10 +200,11 @@ class Handler(socketserver.StreamRequestHandler):
                     self.wfile.flush()
                     time.sleep(0.01)
             except OSError:
-                CLOSED[ident] = True
+                CLOSED[ident] = time.time()
         elif path == "/stream-closed":
-            closed = CLOSED.get(self.query.get("id", ""), False)
-            self.answer("200 OK", json.dumps({"closed": closed}).encode(), [("Content-Type", "application/json")])
+            at = CLOSED.get(self.query.get("id", ""))
+            payload = {"closed": at is not None, "at": at}
+            self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])

@@ -7,6 +7,8 @@
 //   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS
 //   LoadCheck memory BASE_URL COUNT        heap growth after COUNT real requests, all released (Memory.swift)
 //   LoadCheck heap COUNT                   heap growth after COUNT in-process requests through the pipeline
+//   LoadCheck stream BASE_URL BYTES ROUNDS streaming BASE_URL/stream.bin (BYTES long), Courier and raw (Streaming.swift)
+//   LoadCheck streamclose FAULT_URL COUNT  reader leaves a stream → the server sees the close (Streaming.swift)
 //
 // BASE_URL serves /small.json (http) or /delay/MS (cancel). Each figure is one line:
 // NAME<TAB>COURIER<TAB>RAW<TAB>RATIO<TAB>UNIT, with "-" where there is no raw twin.
@@ -162,6 +164,12 @@ struct LoadCheck {
                 try await cancel(base: try baseURL(arguments[1]), count: Int(arguments[2]) ?? 1_000)
             case "memory" where arguments.count == 3:
                 try await memory(base: try baseURL(arguments[1]), count: Int(arguments[2]) ?? 10_000)
+            case "stream" where arguments.count == 4:
+                try await Streaming.throughput(
+                    base: try baseURL(arguments[1]), bytes: Int64(arguments[2]) ?? 0, rounds: Int(arguments[3]) ?? 3,
+                    transfers: 4)
+            case "streamclose" where arguments.count == 3:
+                try await Streaming.closeLatency(fault: try baseURL(arguments[1]), count: Int(arguments[2]) ?? 100)
             case "heap" where arguments.count == 2:
                 try await heap(count: Int(arguments[1]) ?? 1_000_000)
             default:
