@@ -71,6 +71,17 @@ struct IntegrationStreamingTests {
         #expect(events.map(\.data) == ["first", #"{"n":2}"#])
     }
 
+    @Test func anEventSourceReconnectsAfterTheServerCloses() async throws {
+        // The server's stream ends after two events and asks for 1.5 s before reconnecting.
+        var events: [ServerSentEvent] = []
+        for try await event in fault.eventSource(Fault(path: "sse"), maxReconnects: 3) {
+            events.append(event)
+            if events.count == 3 { break }
+        }
+        #expect(events.map(\.data) == ["first", #"{"n":2}"#, "first"])
+        #expect(events.map(\.id) == ["1", "1", "1"])
+    }
+
     @Test func leavingTheLoopClosesTheConnection() async throws {
         let id = UUID().uuidString
         var target = Fault(path: "stream-watch")

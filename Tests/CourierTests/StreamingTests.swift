@@ -16,6 +16,8 @@ final class ScriptedStreamTransport: Transport {
         var status: Int
         var chunks: [String] = []
         var finished = true
+        /// Fails the attempt before any head, as a dropped connection does.
+        var error: URLError?
     }
 
     private let script: [Answer]
@@ -25,6 +27,8 @@ final class ScriptedStreamTransport: Transport {
         self.script = script
     }
 
+    private let sent = Locked<[URLRequest]>([])
+    var requests: [URLRequest] { sent.withLock { $0 } }
     var attempts: Int { state.withLock { $0.attempts } }
     func writer(_ attempt: Int) -> ResponseBody.Writer? {
         state.withLock { attempt < $0.writers.count ? $0.writers[attempt] : nil }
@@ -41,6 +45,8 @@ final class ScriptedStreamTransport: Transport {
             return state.attempts
         }
         let answer = script[min(attempt, script.count - 1)]
+        sent.withLock { $0.append(transfer.request) }
+        if let error = answer.error { throw error }
         let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
         writer.onTermination { [state] in _ = state.withLock { $0.stopped.insert(attempt) } }
         state.withLock { $0.writers.append(writer) }
@@ -366,5 +372,57 @@ struct StreamTarget: TargetType {
     ])
     func encodedEventsParseBack(event: ServerSentEvent) throws {
         #expect(try StreamParsingTests.events([event.encoded()]) == [event])
+    }
+}
+
+@Suite struct EventSourceTests {
+    @Test func reconnectsWithTheLastEventIDAfterTheRetryTheServerAskedFor() async throws {
+        let clock = TestClock()
+        let transport = ScriptedStreamTransport([
+            .init(status: 200, chunks: ["retry: 2000\nid: 7\ndata: a\n\n"]),
+            .init(status: 200, chunks: ["data: b\n\n"]),
+            .init(status: 204),
+        ])
+        let provider = Provider<StreamTarget>(transport: transport, clock: clock)
+        let (arrivals, signal) = AsyncStream.makeStream(of: ServerSentEvent.self)
+        let reader = Task {
+            for try await event in provider.eventSource(StreamTarget()) { signal.yield(event) }
+            signal.finish()
+        }
+        var events = arrivals.makeAsyncIterator()
+        #expect(await events.next() == ServerSentEvent(id: "7", data: "a", retry: .milliseconds(2000)))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(2000))
+        #expect(await events.next() == ServerSentEvent(id: "7", data: "b"))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(2000))
+        #expect(await events.next() == nil)
+        try await reader.value
+        #expect(transport.attempts == 3)
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "7", "7"])
+    }
+
+    @Test func aRefusedStatusEndsIt() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["data: a\n\n"]), .init(status: 500)])
+        let provider = Provider<StreamTarget>(transport: transport)
+        var received: [String] = []
+        await #expect {
+            for try await event in provider.eventSource(StreamTarget(), reconnectionTime: .zero) {
+                received.append(event.data)
+            }
+        } throws: { error in
+            if case CourierError.statusCode(let response) = error { return response.statusCode == 500 }
+            return false
+        }
+        #expect(received == ["a"])
+    }
+
+    @Test func itGivesUpAfterMaxReconnectsWithoutAnEvent() async throws {
+        let transport = ScriptedStreamTransport([.init(status: 0, error: URLError(.networkConnectionLost))])
+        let provider = Provider<StreamTarget>(transport: transport)
+        await #expect(throws: CourierError.self) {
+            for try await _ in provider.eventSource(StreamTarget(), reconnectionTime: .zero, maxReconnects: 2) {}
+        }
+        #expect(transport.attempts == 3)
     }
 }

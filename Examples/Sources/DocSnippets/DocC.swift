@@ -97,3 +97,9 @@ struct GreetingFeed: TargetType {
         .events([ServerSentEvent(data: "hello"), ServerSentEvent(data: "[DONE]")], interval: .milliseconds(100))
     }
 }
+
+func show(_ event: ServerSentEvent) { print(event.data) }
+
+func eventSourceArticle(_ provider: Provider<Chat>, room: String) async throws {
+    for try await event in provider.eventSource(.events(room: room), maxReconnects: 10) { show(event) }
+}

@@ -13,15 +13,15 @@ extension Provider {
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
     nonisolated func perform(
-        _ target: Target, progress: ProgressReporter? = nil, streaming: Bool = false
+        _ target: Target, progress: ProgressReporter? = nil, streaming: Bool = false, headers: [String: String] = [:]
     ) async -> Result<Response, CourierError> {
         guard let callTimeout = target.callTimeout ?? callTimeout else {
-            return await performStages(target, progress: progress, streaming: streaming)
+            return await performStages(target, progress: progress, streaming: streaming, headers: headers)
         }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
         let stages: @Sendable () async -> Result<Response, CourierError> = {
-            await self.performStages(target, progress: progress, streaming: streaming)
+            await self.performStages(target, progress: progress, streaming: streaming, headers: headers)
         }
         // A streamed head that arrives as the deadline passes: its transfer ends here.
         return await Deadline.run(
@@ -31,14 +31,14 @@ extension Provider {
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
     private nonisolated func performStages(
-        _ target: Target, progress: ProgressReporter?, streaming: Bool
+        _ target: Target, progress: ProgressReporter?, streaming: Bool, headers: [String: String]
     ) async -> Result<Response, CourierError> {
         var call = CallRecord(
             id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
         let endpoint: Endpoint
         let request: URLRequest
         do {
-            (endpoint, request) = try await prepare(target, call: &call)
+            (endpoint, request) = try await prepare(target, headers: headers, call: &call)
         } catch {
             return await end(.failure(error), report: error.isCancellation, call: &call)
         }
@@ -96,13 +96,15 @@ extension Provider {
     /// Target → endpoint → request → plugins' `prepare`, checking for cancellation between stages.
     @inline(__always)
     private nonisolated func prepare(
-        _ target: Target, call: inout CallRecord
+        _ target: Target, headers: [String: String], call: inout CallRecord
     ) async throws(CourierError) -> (Endpoint, URLRequest) {
         do {
             try Self.checkCancellation()
             let endpoint = try await endpointClosure(target)
             try Self.checkCancellation()
             var request = try await requestClosure(endpoint)
+            // Headers the call itself adds (an event source's `Last-Event-ID`), before plugins.
+            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             call.last = elapsed()
             call.metrics.mapping = call.last - call.start
             for plugin in plugins {

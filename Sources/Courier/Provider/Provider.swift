@@ -222,7 +222,13 @@ public actor Provider<Target: TargetType> {
     public nonisolated func stream(
         _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil
     ) async throws(CourierError) -> ResponseStream {
-        var head = try await perform(target, streaming: true).get()
+        try await stream(target, idleTimeout: idleTimeout, totalTimeout: totalTimeout, headers: [:])
+    }
+
+    nonisolated func stream(
+        _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil, headers: [String: String]
+    ) async throws(CourierError) -> ResponseStream {
+        var head = try await perform(target, streaming: true, headers: headers).get()
         // A plugin's `process` may answer with a response of its own: its data is the body then.
         let body = head.body ?? ResponseBody(head.data)
         head.body = nil

@@ -199,11 +199,13 @@ public struct ResponseStream: Sendable {
 
         let body: ResponseBody
         let maxBytes: Int
+        /// The last event ID the stream starts from (an event source that reconnected).
+        var lastEventID: String?
 
         public func makeAsyncIterator() -> AsyncIterator {
             AsyncIterator(
                 chunks: body.makeAsyncIterator(), lines: LineDecoder(maxLineBytes: maxBytes),
-                parser: ServerSentEventParser(maxEventBytes: maxBytes))
+                parser: ServerSentEventParser(maxEventBytes: maxBytes, lastEventID: lastEventID))
         }
 
         /// Reads the events.
@@ -216,6 +218,11 @@ public struct ResponseStream: Sendable {
             var parser: ServerSentEventParser
             var ready: [ServerSentEvent] = []
             var index = 0
+
+            /// The reconnection time the stream asked for (`retry`), if it did.
+            var reconnectionTime: Duration? { parser.reconnectionTime }
+            /// The last event ID so far.
+            var lastEventID: String? { parser.lastEventID }
 
             /// The next event; `nil` at the end of the body (an event without its closing blank
             /// line is dropped, as EventSource does).
