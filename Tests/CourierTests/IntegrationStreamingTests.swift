@@ -100,6 +100,8 @@ struct IntegrationStreamingTests {
         for _ in 0..<500 where !closed {
             var check = Fault(path: "stream-closed")
             check.task = .parameters(["id": .string(id)], encoding: .queryString)
+            // Generous: under the sanitizers the whole suite shares the server and two cores.
+            check.timeout = .seconds(60)
             closed = try await fault.request(check).map(Closed.self).closed
         }
         #expect(closed)
@@ -113,7 +115,9 @@ struct IntegrationStreamingTests {
         // Opened and not read while the server keeps writing.
         let stream = try await fault.stream(target)
         for _ in 0..<5 {
-            #expect(try await fault.request(Fault(path: "ok")).statusCode == 200)
+            var ok = Fault(path: "ok")
+            ok.timeout = .seconds(60)
+            #expect(try await fault.request(ok).statusCode == 200)
         }
         #expect(stream.statusCode == 200)
     }
