@@ -2,8 +2,10 @@
 //
 //   TransferCheck SCENARIO BASE_URL BYTES
 //
-// Scenarios: courier-upload-file, courier-multipart, courier-download, courier-stream-slow,
-// raw-upload-file, raw-download. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB
+// Scenarios: courier-upload-file, courier-multipart, courier-download, courier-download-neighbour,
+// courier-stream-slow, raw-upload-file, raw-download. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB,
+// and for courier-download-neighbour also NEIGHBOUR_REQUESTS NEIGHBOUR_P50_MS
+// NEIGHBOUR_P90_MS NEIGHBOUR_MAX_MS OUTCOME.
 import Courier
 import Foundation
 
@@ -106,6 +108,48 @@ struct TransferCheck {
                     task: .download(.folder(work) { _, _ in "downloaded.bin" })))
             let saved = fileSize(response.fileURL ?? work)
             guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
+        case "courier-download-neighbour":
+            // A download while another provider — its own URLSession — sends small requests one
+            // after another: how long do they take? scripts/large-transfers runs it with the
+            // download's file on a slow disk (an LD_PRELOAD shim that slows writes to files named
+            // courier-download-*).
+            let folder = work
+            let neighbour = Task { () -> [Double] in
+                let other = Provider<Sink>()
+                var latencies: [Double] = []
+                // Bounded: at most 100,000 requests, whatever happens to the download.
+                while !Task.isCancelled, latencies.count < 100_000 {
+                    let sent = ContinuousClock.now
+                    let answered =
+                        (try? await other.request(Sink(baseURL: base, path: "delay/0", method: .get, task: .plain)))
+                        != nil
+                    // One still waiting when the download ends counts with the time it waited.
+                    latencies.append(Self.milliseconds(ContinuousClock.now - sent))
+                    if !answered { break }
+                }
+                return latencies
+            }
+            let outcome: String
+            do {
+                let response = try await provider.request(
+                    Sink(
+                        baseURL: base, path: "bytes/\(size)", method: .get,
+                        task: .download(.folder(folder) { _, _ in "downloaded.bin" })))
+                let saved = fileSize(response.fileURL ?? folder)
+                guard saved == size else { throw Failure.unexpected("downloaded \(saved) of \(size) bytes") }
+                outcome = "downloaded"
+            } catch CourierError.limitExceeded(let limit) {
+                outcome = "refused:\(limit)".replacingOccurrences(of: " ", with: "_")
+            }
+            neighbour.cancel()
+            let latencies = await neighbour.value.sorted()
+            let elapsed = milliseconds(ContinuousClock.now - started) / 1000
+            print(
+                scenario, size, String(format: "%.2f", elapsed), String(format: "%.1f", peakResidentMiB()),
+                latencies.count, String(format: "%.2f", latencies.isEmpty ? -1 : latencies[latencies.count / 2]),
+                String(format: "%.2f", latencies.isEmpty ? -1 : latencies[latencies.count * 9 / 10]),
+                String(format: "%.2f", latencies.last ?? -1), outcome)
+            return
         case "courier-stream-slow":
             // A reader slower than the network (PAUSE_MS per MiB, default 20: at most 50 MiB/s, where
             // loopback brings ~250 MiB/s): the backlog must go to disk, not memory. Halfway,
@@ -149,6 +193,10 @@ struct TransferCheck {
             Double((ContinuousClock.now - started).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - started).components.seconds)
         print(scenario, size, String(format: "%.2f", seconds), String(format: "%.1f", peakResidentMiB()))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     static func expectReceived(_ data: Data, _ size: Int64) throws {

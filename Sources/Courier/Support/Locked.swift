@@ -16,7 +16,9 @@ import Foundation
 /// - progress: `ProgressReporter` and `ProgressStream`'s claim;
 /// - a shared (de-duplicated) request: the waiter's `joined` flag;
 /// - blocking file I/O moved off the cooperative pool (`BlockingIO`: file bodies read into memory,
-///   multipart bodies built in memory): one `BlockingCall`.
+///   multipart bodies built in memory): one `BlockingCall`;
+/// - a streamed response: its `BodyBuffer`, between the delegate that writes and the task that reads;
+/// - a download: its `FileSink`, between the delegate and the queue that writes to disk.
 ///
 /// A stubbed request without these features takes none.
 ///

@@ -10,55 +10,6 @@ import Foundation
 /// URLSession calls a delegate synchronously on its own queue, so the routing table cannot live in
 /// an actor; it sits behind ``Locked``, the one lock Courier has (see there).
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
-    /// A response body being written to a file, in batches of ``batchSize``: URLSession hands
-    /// chunks of ~16 KB to the delegate without backpressure, and writing each one on its own falls
-    /// behind the network, queueing hundreds of MB of chunks (measured: 300 MB peak for 1 GiB,
-    /// against ~60 MB with batches).
-    ///
-    /// Only touched inside the router's lock, from URLSession's delegate queue, or by the one
-    /// thread that removed its entry from the table.
-    final class FileSink: @unchecked Sendable {
-        // @unchecked: the delegate boundary. Its mutable state (the handle, the pending batch) is
-        // only used under the router's lock or after its entry left the table, never by two
-        // threads at once.
-        static let batchSize = 1 << 20
-
-        let url: URL
-        private var handle: FileHandle?
-        private var pending = Data()
-
-        /// Names the file; nothing is opened until the first byte arrives (or the body ends), so
-        /// transfers waiting for a connection hold no file descriptor.
-        init(url: URL) {
-            self.url = url
-        }
-
-        func append(_ data: Data) throws {
-            if handle == nil { try open() }
-            pending.append(data)
-            if pending.count >= Self.batchSize { try flush() }
-        }
-
-        /// Writes what is pending; creates the file for an empty body.
-        func flush() throws {
-            if handle == nil { try open() }
-            guard let handle, !pending.isEmpty else { return }
-            try handle.write(contentsOf: pending)
-            pending.removeAll(keepingCapacity: true)
-        }
-
-        func close() { try? handle?.close() }
-
-        /// Creates (or truncates) the file and opens it for writing.
-        private func open() throws {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
-            handle = try FileHandle(forWritingTo: url)
-            pending.reserveCapacity(Self.batchSize)
-        }
-    }
-
     private struct Entry: Sendable {
         let request: URLRequest
         /// The waiting request; `nil` from ``register`` until ``start``.
@@ -162,7 +113,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             guard var entry = entries[task.taskIdentifier] else { return CancellationError() }
             if entry.cancelledEarly || entry.failure != nil {
                 entries[task.taskIdentifier] = nil
-                entry.file?.close()
+                entry.file?.discard()
                 return entry.failure ?? CancellationError()
             }
             entry.continuation = continuation
@@ -183,7 +134,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 return nil
             }
             entries[task.taskIdentifier] = nil
-            entry.file?.close()
+            entry.file?.discard()
             return continuation
         }
         guard let continuation else { return }
@@ -254,6 +205,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         var streamTo: BodyBuffer?
+        var fileTo: FileSink?
         let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
             Self.update(&entries[id]) { entry in
                 guard entry.failure == nil else { return (nil, 0) }
@@ -286,8 +238,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     return (nil, 0)
                 }
                 if let file = entry.file {
-                    do { try file.append(data) } catch {
-                        Self.abort(&entry, task: dataTask, with: CourierError(error))
+                    fileTo = file
+                    do throws(CourierError) { try file.append(data) } catch {
+                        Self.abort(&entry, task: dataTask, with: error)
                         return (nil, 0)
                     }
                 } else {
@@ -301,6 +254,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if let streamTo, !streamTo.write(data) {
             abort(dataTask, with: CourierError.cancelled)
         }
+        // A disk far behind the network: wait for it here, outside the lock (see FileSink).
+        fileTo?.waitForDisk()
         guard let progress else { return }
         if received == Int64(data.count) {
             progress(.responseStarted(expectedLength: Self.expectedLength(of: dataTask.response)))
@@ -399,21 +354,28 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             }
             return
         }
-        let result = outcome(of: entry, task: task, error: error)
+        if let file = entry.file {
+            guard entry.failure == nil, error == nil else {
+                file.discard()
+                return answer(entry, with: outcome(of: entry, task: task, error: error))
+            }
+            // The answer waits for the last write (on the file's queue, not this one).
+            file.finish { [self] failure in
+                answer(entry, with: failure.map { .failure($0) } ?? outcome(of: entry, task: task, error: nil))
+            }
+            return
+        }
+        answer(entry, with: outcome(of: entry, task: task, error: error))
+    }
+
+    private func answer(_ entry: Entry, with result: Result<Response, any Error>) {
         // Released after the result is built, so the waiting task's `synchronize()` orders it.
         entries.withLock { _ in }
         entry.continuation?.resume(with: result)
     }
 
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {
-        var failure = entry.failure
-        if let file = entry.file {
-            if failure == nil, error == nil {
-                do { try file.flush() } catch { failure = CourierError(error) }
-            }
-            file.close()
-        }
-        if let failure { return .failure(failure) }
+        if let failure = entry.failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
             return .failure(URLErrors.normalize(error))

@@ -123,9 +123,9 @@ public final class URLSessionTransport: Transport {
         if case .file(let url) = transfer.body {
             uploadSize = try FileBody.regularFileSize(url)
         }
-        var file: SessionRouter.FileSink?
+        var file: FileSink?
         if case .file(let url) = transfer.destination {
-            file = SessionRouter.FileSink(url: url)
+            file = FileSink(url: url)
         }
         let task: URLSessionTask =
             switch transfer.body {
