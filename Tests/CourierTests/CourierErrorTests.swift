@@ -42,4 +42,30 @@ import Testing
         #expect(!text.contains("CourierError error"))
         #expect("\(error)" == text)
     }
+
+    @Test func bridgesToNSErrorWithItsUnderlyingErrorAndTheSameDescription() throws {
+        let cause = URLError(.cannotConnectToHost)
+        let errors: [CourierError] = [
+            .underlying(cause, nil), .statusCode(response), .timedOut(.seconds(2)), .cancelled,
+            .retryLimitReached(attempts: 3, lastError: .underlying(cause, response)),
+            .limitExceeded(.responseBody(limit: 10)), .requestMapping("no host"),
+        ]
+        for error in errors {
+            let bridged = error as NSError
+            #expect(bridged.domain == "Courier.CourierError")
+            #expect(bridged.code == error.errorCode)
+            #expect(bridged.localizedDescription == error.localizedDescription)
+            #expect(bridged.localizedDescription == error.description)
+        }
+        let underlying = try #require(
+            (CourierError.underlying(cause, nil) as NSError).userInfo[NSUnderlyingErrorKey] as? NSError)
+        #expect(underlying.domain == NSURLErrorDomain)
+        #expect(underlying.code == URLError.cannotConnectToHost.rawValue)
+        // A retried request's bridged error leads to the last attempt's cause.
+        let retried = CourierError.retryLimitReached(attempts: 3, lastError: .underlying(cause, response)) as NSError
+        #expect((retried.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == URLError.cannotConnectToHost.rawValue)
+        #expect((CourierError.statusCode(response) as NSError).userInfo[NSUnderlyingErrorKey] == nil)
+        // Codes are distinct per case.
+        #expect(Set(errors.map(\.errorCode)).count == errors.count)
+    }
 }

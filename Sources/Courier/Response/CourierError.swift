@@ -169,6 +169,49 @@ extension CourierError: LocalizedError {
     }
 }
 
+extension CourierError: CustomNSError {
+    /// The `NSError` domain a `CourierError` bridges to: `"Courier.CourierError"`.
+    public static var errorDomain: String { "Courier.CourierError" }
+
+    /// A number per case, stable across releases: ``requestMapping(_:)`` 1,
+    /// ``parameterEncoding(_:)`` 2, ``encodableMapping(_:)`` 3, ``multipartEncoding(_:)`` 4,
+    /// ``downloadDestination(_:)`` 5, ``statusCode(_:)`` 6, ``jsonMapping(_:_:)`` 7,
+    /// ``stringMapping(_:)`` 8, ``objectMapping(_:_:)`` 9, ``timedOut(_:)`` 10, ``cancelled`` 11,
+    /// ``underlying(_:_:)`` 12, ``retryLimitReached(attempts:lastError:)`` 13,
+    /// ``authentication(_:)`` 14, ``limitExceeded(_:)`` 15, ``schemeNotAllowed(_:)`` 16,
+    /// ``invalidUse(_:)`` 17.
+    public var errorCode: Int {
+        switch self {
+        case .requestMapping: 1
+        case .parameterEncoding: 2
+        case .encodableMapping: 3
+        case .multipartEncoding: 4
+        case .downloadDestination: 5
+        case .statusCode: 6
+        case .jsonMapping: 7
+        case .stringMapping: 8
+        case .objectMapping: 9
+        case .timedOut: 10
+        case .cancelled: 11
+        case .underlying: 12
+        case .retryLimitReached: 13
+        case .authentication: 14
+        case .limitExceeded: 15
+        case .schemeNotAllowed: 16
+        case .invalidUse: 17
+        }
+    }
+
+    /// What the bridged `NSError` carries: the description (`NSLocalizedDescriptionKey`, the same
+    /// text as `localizedDescription`) and, when there is one, ``underlyingError`` under
+    /// `NSUnderlyingErrorKey`, as Moya's error does.
+    public var errorUserInfo: [String: Any] {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: description]
+        if let underlyingError { info[NSUnderlyingErrorKey] = underlyingError as NSError }
+        return info
+    }
+}
+
 extension CourierError {
     /// URLSession's own message where it gave one (on Linux, `localizedDescription` is only the
     /// domain and code), without a trailing period.
