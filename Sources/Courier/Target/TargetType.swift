@@ -32,8 +32,14 @@ public protocol TargetType: Sendable {
     /// Header fields. Default: none.
     var headers: [String: String] { get }
 
-    /// Which status codes count as success. Default: ``ValidationType/none``.
+    /// Which status codes count as success. Default: ``validationType``, which defaults to
+    /// ``ValidationType/none``.
     var validation: ValidationType { get }
+
+    /// Moya's name for ``validation``, honoured so a migrated target keeps its validation: when a
+    /// target declares only this, it is its ``validation``; when it declares both, ``validation``
+    /// wins. Default: ``ValidationType/none``.
+    var validationType: ValidationType { get }
 
     /// The body of the default ``sampleResponse``. Default: empty.
     var sampleData: Data { get }
@@ -67,7 +73,8 @@ extension TargetType {
     public var method: HTTPMethod { .get }
     public var task: HTTPTask { .plain }
     public var headers: [String: String] { [:] }
-    public var validation: ValidationType { .none }
+    public var validation: ValidationType { validationType }
+    public var validationType: ValidationType { .none }
     public var sampleData: Data { Data() }
     public var sampleResponse: SampleResponse { .networkResponse(200, sampleData) }
     public var timeout: Duration? { nil }
