@@ -21,7 +21,7 @@ enum Blog: TargetType {
     }
     var task: HTTPTask {
         switch self {
-        case .posts(let page): .parameters(["page": .int(page)], encoding: .queryString)
+        case .posts(let page): .parameters(["page": page], encoding: .queryString)
         case .post: .plain
         }
     }

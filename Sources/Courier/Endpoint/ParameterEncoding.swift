@@ -162,7 +162,7 @@ public enum ParameterEncodingFailure: Error, Sendable, Hashable, CustomStringCon
     /// A `.double` parameter was NaN or infinite, which neither URL nor JSON encoding can write.
     case nonFiniteNumber(key: String)
     /// ``ParameterEncoding/queryString`` was given as the body encoding of
-    /// ``HTTPTask/compositeParameters(bodyParameters:bodyEncoding:urlParameters:)``.
+    /// ``HTTPTask/compositeParameters(bodyParameters:bodyEncoding:urlParameters:)-enum.case``.
     case queryStringUsedForBody
 
     public var description: String {

@@ -1,7 +1,10 @@
 /// Request parameters: string keys to typed, `Sendable`, `Hashable` values.
 ///
 /// Write them as literals: `["q": "swift", "page": 2, "tags": ["a", "b"], "filter": ["open": true]]`.
-/// Values from variables use the cases (`.string(query)`) or string interpolation (`"\(query)"`).
+/// Variables go in as they are, `["q": query, "page": page, "ref": ref]`, when their types are
+/// ``ParameterConvertible`` (strings, numbers, Booleans, optionals, arrays and dictionaries of
+/// them, and your own types): every ``HTTPTask`` case that takes parameters has a function of the
+/// same name that takes `[String: any ParameterConvertible]`.
 public typealias Parameters = [String: ParameterValue]
 
 /// One parameter value: a JSON-like tree that URL and JSON encodings both understand.

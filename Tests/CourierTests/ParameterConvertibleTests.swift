@@ -1,0 +1,112 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Parameters built from variables need no wrapping (the migration pain of issue 16: 36 of 48
+/// changed lines in one migrated file were `.int(page)`, `.string(q)`, `ref.map(…)`).
+@Suite struct ParameterConvertibleTests {
+    enum Sort: String, ParameterConvertible { case stars, updated }
+
+    struct Search: TargetType {
+        var query: String
+        var page: Int
+        var ref: String?
+        var labels: [String]
+        var sort: Sort
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "search" }
+        // Written as a Moya user writes it, with variables and literals mixed.
+        var task: HTTPTask {
+            .parameters(
+                ["q": query, "page": page, "ref": ref, "labels": labels, "sort": sort, "per_page": 30],
+                encoding: .queryString)
+        }
+    }
+
+    private func query(of target: some TargetType) throws -> String? {
+        try Endpoint(target: target).urlRequest().url?.query
+    }
+
+    @Test func variablesOfEveryKindBecomeParameters() throws {
+        let target = Search(query: "a b", page: 2, ref: nil, labels: ["bug", "ui"], sort: .stars)
+        #expect(
+            try query(of: target) == "labels%5B%5D=bug&labels%5B%5D=ui&page=2&per_page=30&q=a%20b&sort=stars")
+        var withRef = target
+        withRef.ref = "main"
+        #expect(try query(of: withRef)?.contains("ref=main") == true)
+    }
+
+    @Test func theTaskEqualsTheOneWrittenWithCases() {
+        let target = Search(query: "swift", page: 1, ref: "dev", labels: [], sort: .updated)
+        let wrapped = HTTPTask.parameters(
+            [
+                "q": .string("swift"), "page": .int(1), "ref": .string("dev"), "labels": .array([]),
+                "sort": .string("updated"), "per_page": 30,
+            ], encoding: .queryString)
+        #expect(target.task == wrapped)
+    }
+
+    @Test func conversions() {
+        let none: Int? = nil
+        let tags: Set<String> = ["b", "a"]
+        let id = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        #expect(ParameterValue("x") == .string("x"))
+        #expect(ParameterValue("abc".dropFirst()) == .string("bc"))
+        #expect(ParameterValue(Character("c")) == .string("c"))
+        #expect(ParameterValue(true) == .bool(true))
+        #expect(ParameterValue(1.5) == .double(1.5))
+        #expect(ParameterValue(Float(0.5)) == .double(0.5))
+        #expect(ParameterValue(Int8(-3)) == .int(-3))
+        #expect(ParameterValue(UInt16(7)) == .int(7))
+        #expect(ParameterValue(Int64(1) << 40) == .int(1 << 40))
+        #expect(ParameterValue(UInt64.max) == .string("18446744073709551615"), "no digit is lost")
+        #expect(ParameterValue(none) == .null)
+        #expect(ParameterValue(Optional(4)) == .int(4))
+        #expect(ParameterValue(tags) == .array([.string("a"), .string("b")]), "sets are sorted")
+        #expect(ParameterValue(["k": [1, 2]]) == .dictionary(["k": .array([.int(1), .int(2)])]))
+        #expect(ParameterValue(id) == .string("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+        #expect(ParameterValue(URL(string: "https://a.example/x?y=1")!) == .string("https://a.example/x?y=1"))
+        #expect(ParameterValue(Sort.stars) == .string("stars"))
+    }
+
+    @Test func everyTaskThatTakesParametersTakesVariables() throws {
+        let page = 3
+        let file = URL(fileURLWithPath: "/tmp/upload.bin")
+        let form = MultipartFormData(parts: [.init(name: "a", data: Data("b".utf8))])
+        let destination = DownloadDestination.suggestedFileName(in: URL(fileURLWithPath: "/tmp"))
+        let expected: Parameters = ["page": .int(3)]
+        #expect(HTTPTask.parameters(["page": page], encoding: .url) == .parameters(expected, encoding: .url))
+        #expect(
+            HTTPTask.compositeData(Data(), urlParameters: ["page": page])
+                == .compositeData(Data(), urlParameters: expected))
+        #expect(
+            HTTPTask.compositeParameters(
+                bodyParameters: ["page": page], bodyEncoding: .json, urlParameters: ["page": page])
+                == .compositeParameters(bodyParameters: expected, bodyEncoding: .json, urlParameters: expected))
+        #expect(HTTPTask.uploadFile(file, urlParameters: ["page": page]) == .uploadFile(file, urlParameters: expected))
+        #expect(
+            HTTPTask.uploadMultipart(form, urlParameters: ["page": page])
+                == .uploadMultipart(form, urlParameters: expected))
+        #expect(
+            HTTPTask.downloadParameters(["page": page], encoding: .url, destination: destination)
+                == .downloadParameters(expected, encoding: .url, destination: destination))
+        // A dictionary built elsewhere passes as it is.
+        let built: [String: String] = ["q": "swift"]
+        #expect(HTTPTask.parameters(built, encoding: .url) == .parameters(["q": "swift"], encoding: .url))
+    }
+
+    @Test func jsonKeepsTheTypes() throws {
+        let count = 2
+        let flag = false
+        let request = try Endpoint(
+            url: URL(string: "https://api.example.com/items")!, method: .post,
+            task: .parameters(["count": count, "flag": flag, "name": "n"], encoding: .json), headers: [:]
+        ).urlRequest()
+        let body = try #require(request.httpBody)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"count":2,"flag":false,"name":"n"}"#)
+    }
+}
