@@ -66,6 +66,7 @@ import Testing
 
     @Test func errorBodiesUseTheirOwnOption() async {
         struct Validated: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "x" }
             var validation: ValidationType { .successCodes }

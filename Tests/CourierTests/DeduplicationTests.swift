@@ -11,6 +11,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct DeduplicationTests {
     /// A target whose method, body and per-target policy the test chooses.
     struct Call: TargetType {
+        var headers: [String: String] { [:] }
         var id = 1
         var method: HTTPMethod = .get
         var body: Data? = nil

@@ -17,6 +17,7 @@ import Testing
 /// sent, never a crash or a hang.
 @Suite struct CarelessInputTests {
     struct Path: TargetType {
+        var headers: [String: String] { [:] }
         var path: String
         var baseURL: URL { URL(string: "https://api.example.com/api/v1")! }
     }
@@ -108,6 +109,7 @@ import Testing
     }
 
     struct Authorized: TargetType, AccessTokenAuthorizable {
+        var headers: [String: String] { [:] }
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "me" }
         var authorizationType: AuthorizationType? { .bearer }
@@ -127,6 +129,7 @@ import Testing
     }
 
     struct Other: TargetType {
+        var headers: [String: String] { [:] }
         var baseURL: URL
         var path: String { "x" }
         var limits: Limits? = nil
@@ -171,6 +174,7 @@ import Testing
     @Test(arguments: [ParameterEncoding.url, .json, .queryString])
     func deepParametersAreATypedError(encoding: ParameterEncoding) {
         struct Deep: TargetType {
+            var headers: [String: String] { [:] }
             let encoding: ParameterEncoding
             let value: ParameterValue
             var baseURL: URL { URL(string: "https://api.example.com")! }
@@ -194,6 +198,7 @@ import Testing
 
     @Test func deepURLParametersOfOtherTasksAreChecked() {
         struct Deep: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "deep" }
             var method: HTTPMethod { .post }
@@ -247,6 +252,7 @@ import Testing
 /// Files given as bodies: only regular files of a stable size, read off Swift's thread pool.
 @Suite struct FileBodyTests {
     struct Upload: TargetType {
+        var headers: [String: String] { [:] }
         var task: HTTPTask
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "upload" }
@@ -382,6 +388,7 @@ import Testing
 /// nothing is left behind in the temporary folder.
 @Suite struct DownloadSafetyTests {
     struct Download: TargetType {
+        var headers: [String: String] { [:] }
         var destination: DownloadDestination
         var timeout: Duration? = nil
         var baseURL: URL { URL(string: "https://api.example.com")! }
@@ -712,6 +719,7 @@ final class StuckForever: Sendable {
 /// Secrets never reach the logger's output.
 @Suite struct SecretRedactionTests {
     struct Secretive: TargetType {
+        var headers: [String: String] { [:] }
         var baseURL: URL { URL(string: "https://alice:hunter2@api.example.com/v1?api_key=K3Y&page=2")! }
         var path: String { "search?q=x&access_token=T0KEN&Password=PW" }
     }

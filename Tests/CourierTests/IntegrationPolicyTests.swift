@@ -10,6 +10,7 @@ import Testing
 @Suite(.enabled(if: HTTPBin.isAvailable, "needs COURIER_HTTPBIN_URL (run scripts/test)"), .timeLimit(.minutes(2)))
 struct IntegrationPolicyTests {
     struct Bearer: AccessTokenAuthorizable {
+        var headers: [String: String] { [:] }
         var baseURL: URL { HTTPBin.baseURL ?? URL(string: "http://127.0.0.1:9")! }
         var path: String { "bearer" }
         var authorizationType: AuthorizationType? { .bearer }

@@ -154,6 +154,7 @@ struct IntegrationTests {
     @Test func connectionRefusedIsATypedError() async throws {
         let port = try ClosedPort.find()
         struct Refused: TargetType {
+            var headers: [String: String] { [:] }
             let port: Int
             var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
             var path: String { "get" }

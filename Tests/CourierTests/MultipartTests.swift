@@ -10,6 +10,7 @@ import Testing
 
 @Suite struct MultipartTests {
     struct Upload: TargetType {
+        var headers: [String: String] { [:] }
         var form: MultipartFormData
         var method: HTTPMethod = .post
         var urlParameters: Parameters = [:]

@@ -12,6 +12,7 @@ import Testing
     enum Sort: String, ParameterConvertible { case stars, updated }
 
     struct Search: TargetType {
+        var headers: [String: String] { [:] }
         var query: String
         var page: Int
         var ref: String?

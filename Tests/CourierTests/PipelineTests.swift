@@ -12,6 +12,7 @@ import Testing
 /// and metrics. Each of the first tests failed before the pipeline became a state machine.
 @Suite(.timeLimit(.minutes(2))) struct PipelineTests {
     struct Call: TargetType {
+        var headers: [String: String] { [:] }
         var id = 1
         var timeout: Duration? = nil
         var retryPolicy: RetryPolicy? = nil

@@ -90,6 +90,7 @@ import Testing
 
     @Test func targetTimeoutOverridesTheProviders() async {
         struct Slow: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "slow" }
             var timeout: Duration? { .milliseconds(500) }

@@ -174,6 +174,7 @@ import Testing
 
     @Test func postIsNotRetried() async {
         struct Create: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "items" }
             var method: HTTPMethod { .post }
@@ -206,6 +207,7 @@ import Testing
 
     @Test func targetPolicyOverridesTheProvider() async throws {
         struct Flaky: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "flaky" }
             var validation: ValidationType { .successCodes }
@@ -238,6 +240,7 @@ import Testing
 
     @Test func fileAndMultipartBodiesAreResentWhole() async throws {
         struct Upload: TargetType {
+            var headers: [String: String] { [:] }
             var task: HTTPTask
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "upload" }

@@ -61,6 +61,7 @@ final class ScriptedStreamTransport: Transport {
 }
 
 struct StreamTarget: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL { URL(string: "https://api.example.com")! }
     var path: String = "events"
     var validation: ValidationType = .successCodes
@@ -308,6 +309,7 @@ struct StreamTarget: TargetType {
 
 @Suite struct StubbedStreamTests {
     struct Feed: TargetType {
+        var headers: [String: String] { [:] }
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "feed" }
         var sampleResponse: SampleResponse {

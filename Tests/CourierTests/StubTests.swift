@@ -51,6 +51,7 @@ import Testing
 
     @Test func fullResponseStubKeepsHeaders() async throws {
         struct Target: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "h" }
             var sampleResponse: SampleResponse {
@@ -70,6 +71,7 @@ import Testing
 
     @Test func networkErrorStubThrowsUnderlying() async {
         struct Target: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com")! }
             var path: String { "" }
             var sampleResponse: SampleResponse { .networkError(URLError(.notConnectedToInternet)) }
@@ -150,6 +152,7 @@ import Testing
     @Test(arguments: 0..<50)
     func providersAreIsolated(seed: Int) async throws {
         struct Echo: TargetType {
+            var headers: [String: String] { [:] }
             let value: Int
             var baseURL: URL { URL(string: "https://isolated.example.com")! }
             var path: String { "echo" }

@@ -9,6 +9,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct StubTransportTests {
     enum API: TargetType {
+        var headers: [String: String] { [:] }
         case users, user(Int), create(Item), file(Int), deep(String)
         var baseURL: URL { URL(string: "https://api.example.com/v2")! }
         var path: String {
@@ -106,6 +107,7 @@ import Testing
 
     @Test func downloadsAndProgressWork() async throws {
         struct Download: TargetType {
+            var headers: [String: String] { [:] }
             let folder: URL
             var baseURL: URL { URL(string: "https://files.example.com")! }
             var path: String { "report.csv" }
@@ -137,6 +139,7 @@ import Testing
     @Test(arguments: 0..<300)
     func eachTestSeesOnlyItsOwnStubs(index: Int) async throws {
         struct Probe: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://shared.example.com")! }
             var path: String { "value" }
         }

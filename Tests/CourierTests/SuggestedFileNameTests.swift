@@ -61,6 +61,7 @@ import Testing
     /// A hostile server name is cut to one file name inside the folder.
     @Test func hostileSuggestedNameStaysInTheFolder() async throws {
         struct Target: TargetType {
+            var headers: [String: String] { [:] }
             let folder: URL
             var baseURL: URL { URL(string: "https://x.example")! }
             var path: String { "f" }

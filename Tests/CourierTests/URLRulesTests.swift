@@ -65,6 +65,7 @@ import Testing
 
     @Test func queryParametersFollowBaseAndPathQueries() throws {
         struct Target: TargetType {
+            var headers: [String: String] { [:] }
             var baseURL: URL { URL(string: "https://api.example.com?key=abc")! }
             var path: String { "search?q=swift" }
             var task: HTTPTask { .parameters(["page": 2], encoding: .queryString) }

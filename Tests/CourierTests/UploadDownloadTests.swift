@@ -10,6 +10,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct UploadFileTests {
     struct Upload: TargetType {
+        var headers: [String: String] { [:] }
         var file: URL
         var method: HTTPMethod = .put
         var baseURL: URL { URL(string: "https://api.example.com")! }
@@ -72,6 +73,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct DownloadTests {
     struct Download: TargetType {
+        var headers: [String: String] { [:] }
         var destination: DownloadDestination
         var status = 200
         var validation: ValidationType = .successCodes

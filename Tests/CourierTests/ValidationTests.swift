@@ -52,6 +52,7 @@ import Testing
 @Suite struct MoyaValidationSpellingTests {
     /// Declared the way Moya targets are.
     enum MoyaStyle: TargetType {
+        var headers: [String: String] { [:] }
         case item
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "items/1" }
@@ -61,6 +62,7 @@ import Testing
 
     /// Both spellings: Courier's wins.
     enum Both: TargetType {
+        var headers: [String: String] { [:] }
         case item
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "items/1" }

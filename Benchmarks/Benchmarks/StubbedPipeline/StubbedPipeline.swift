@@ -11,6 +11,7 @@ import Foundation
 #endif
 
 struct Small: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL { URL(string: "https://api.example.com/v1")! }
     var path: String { "items/1" }
     var validation: ValidationType { .successCodes }

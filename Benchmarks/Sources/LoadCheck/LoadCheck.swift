@@ -22,12 +22,14 @@ import Foundation
 #endif
 
 struct Small: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL
     var path: String { "small.json" }
     var sampleData: Data { Data(#"{"id":1,"name":"courier","tags":["a","b"],"active":true}"#.utf8) }
 }
 
 struct Slow: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL
     var path: String { "delay/10000" }
 }

@@ -56,6 +56,7 @@ func load(count: Int, _ operation: @escaping @Sendable () async throws -> Void) 
 
 /// Sixteen paths, so concurrent requests for the same one join under de-duplication.
 struct Item16: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL { URL(string: "https://api.example.com")! }
     var index: Int
     var path: String { "items/\(index % 16)" }

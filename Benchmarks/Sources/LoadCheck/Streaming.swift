@@ -12,6 +12,7 @@ import Foundation
 #endif
 
 struct BigFile: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL
     var path: String { "stream.bin" }
     var validation: ValidationType { .successCodes }
@@ -107,6 +108,7 @@ enum Streaming {
     }
 
     struct Watch: TargetType {
+        var headers: [String: String] { [:] }
         var baseURL: URL
         var path: String
         var task: HTTPTask

@@ -13,6 +13,7 @@ enum Blog: TargetType {
     case post(id: Int)
 
     var baseURL: URL { URL(string: "https://blog.example.com/api")! }
+    var headers: [String: String] { [:] }
     var path: String {
         switch self {
         case .posts: "posts"
@@ -30,6 +31,7 @@ enum Blog: TargetType {
 struct UserResource: TargetType {
     var id: Int
     var baseURL: URL { URL(string: "https://users.example.com")! }
+    var headers: [String: String] { [:] }
     var path: String { "users/\(id)" }
 }
 
@@ -92,6 +94,7 @@ func streamingArticle(_ provider: Provider<Chat>, prompt: String, room: String) 
 
 struct GreetingFeed: TargetType {
     var baseURL: URL { URL(string: "https://chat.example.com")! }
+    var headers: [String: String] { [:] }
     var path: String { "greetings" }
     var sampleResponse: SampleResponse {
         .events([ServerSentEvent(data: "hello"), ServerSentEvent(data: "[DONE]")], interval: .milliseconds(100))

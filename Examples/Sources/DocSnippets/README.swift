@@ -13,6 +13,7 @@ enum GitHub: TargetType {
     case createIssue(repo: String, NewIssue)
 
     var baseURL: URL { URL(string: "https://api.github.com")! }
+    var headers: [String: String] { ["Accept": "application/vnd.github+json"] }
 
     var path: String {
         switch self {
@@ -96,6 +97,7 @@ enum Files: TargetType {
     case download(id: Int, to: URL)
 
     var baseURL: URL { URL(string: "https://files.example.com")! }
+    var headers: [String: String] { [:] }
     var path: String {
         switch self {
         case .upload, .form: "uploads"
@@ -191,6 +193,7 @@ enum Chat: TargetType {
     case events(room: String)
 
     var baseURL: URL { URL(string: "https://chat.example.com")! }
+    var headers: [String: String] { [:] }
     var path: String {
         switch self {
         case .completion: "v1/completions"

@@ -8,6 +8,7 @@ import Foundation
 #endif
 
 struct File: TargetType {
+    var headers: [String: String] { [:] }
     var url: URL
     var folder: URL
     var baseURL: URL { url }

@@ -12,6 +12,7 @@ enum HTTPBinAPI: TargetType {
     case status(Int)
 
     var baseURL: URL { Configuration.baseURL }
+    var headers: [String: String] { ["Accept": "application/json"] }
 
     var path: String {
         switch self {

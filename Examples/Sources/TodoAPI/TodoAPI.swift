@@ -3,6 +3,7 @@ import Foundation
 
 /// The to-do API as one enum: a case per call. Good for small APIs whose calls belong together.
 public enum TodoAPI: TargetType {
+    public var headers: [String: String] { [:] }
     case list
     case fetch(id: Int)
     case create(NewTodo)

@@ -6,6 +6,7 @@ import Foundation
 
 /// `GET /todos`.
 public struct TodoList: TargetType {
+    public var headers: [String: String] { [:] }
     public var baseURL: URL
     public var path: String { "todos" }
     public var validation: ValidationType { .successCodes }
@@ -16,6 +17,7 @@ public struct TodoList: TargetType {
 
 /// `GET /todos/{id}`.
 public struct TodoByID: TargetType {
+    public var headers: [String: String] { [:] }
     public var baseURL: URL
     public var id: Int
     public var path: String { "todos/\(id)" }
@@ -30,6 +32,7 @@ public struct TodoByID: TargetType {
 
 /// `POST /todos`.
 public struct CreateTodo: TargetType {
+    public var headers: [String: String] { [:] }
     public var baseURL: URL
     public var todo: NewTodo
     public var path: String { "todos" }

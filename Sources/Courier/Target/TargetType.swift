@@ -3,7 +3,8 @@ import Foundation
 /// One API call, described as values: where it goes, how, and with what.
 ///
 /// Conform an `enum` (one case per call, associated values for arguments) or a `struct` per
-/// resource. Only ``baseURL`` and ``path`` are required; everything else has a default.
+/// resource. ``baseURL``, ``path`` and ``headers`` are required (as in Moya); everything else has a
+/// default.
 ///
 /// ```swift
 /// enum GitHub: TargetType {
@@ -12,6 +13,7 @@ import Foundation
 ///     var path: String {
 ///         switch self { case .user(let name): "users/\(name)" }
 ///     }
+///     var headers: [String: String] { ["Accept": "application/vnd.github+json"] }
 /// }
 /// ```
 public protocol TargetType: Sendable {
@@ -29,7 +31,10 @@ public protocol TargetType: Sendable {
     /// The body and parameters. Default: `.plain`.
     var task: HTTPTask { get }
 
-    /// Header fields. Default: none.
+    /// Header fields; `[:]` for none. Required, without a default, so that a target written
+    /// for Moya, whose `headers` are `[String: String]?`, fails to compile ("candidate has
+    /// non-matching type") instead of having its headers silently ignored: drop the `?`, and
+    /// write `[:]` where it returned `nil`.
     var headers: [String: String] { get }
 
     /// Which status codes count as success. Default: ``validationType``, which defaults to
@@ -72,7 +77,6 @@ public protocol TargetType: Sendable {
 extension TargetType {
     public var method: HTTPMethod { .get }
     public var task: HTTPTask { .plain }
-    public var headers: [String: String] { [:] }
     public var validation: ValidationType { validationType }
     public var validationType: ValidationType { .none }
     public var sampleData: Data { Data() }

@@ -3,6 +3,7 @@ import Foundation
 
 /// A small API as an enum, covering each task kind.
 enum TestAPI: TargetType {
+    var headers: [String: String] { [:] }
     case plain
     case item(id: Int)
     case search(String)
@@ -69,6 +70,7 @@ struct Item: Codable, Hashable, Sendable {
 
 /// The same kind of API as a struct per resource.
 struct UserResource: TargetType {
+    var headers: [String: String] { [:] }
     var id: Int
     var baseURL: URL { URL(string: "https://users.example.com")! }
     var path: String { "users/\(id)" }
@@ -77,6 +79,7 @@ struct UserResource: TargetType {
 
 /// A target whose base URL and path are given, for URL-rule tests.
 struct PathTarget: TargetType {
+    var headers: [String: String] { [:] }
     var baseURL: URL
     var path: String
 
