@@ -60,6 +60,17 @@ func quickStart() async throws {
     }
 }
 
+struct GitHubError: Decodable, Error, Sendable { var message: String }
+
+func apiErrors() async {
+    let github = Provider<GitHub>(errorBody: .json(GitHubError.self))
+    do {
+        _ = try await github.request(.createIssue(repo: "me/app", NewIssue(title: "")))
+    } catch {
+        if let problem = error.apiError(as: GitHubError.self) { print(problem.message) }
+    }
+}
+
 // MARK: Stubbing
 
 extension GitHub {

@@ -128,7 +128,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Whether the failure is one this policy retries (ignoring attempts and method).
     public func isRetryable(_ error: CourierError) -> Bool {
         switch error {
-        case .statusCode(let response):
+        case .statusCode(let response), .apiError(_, let response):
             return retryableStatusCodes.contains(response.statusCode)
         case .timedOut:
             return retryableErrors.contains(.timedOut)

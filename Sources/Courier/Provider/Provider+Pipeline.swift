@@ -185,10 +185,15 @@ extension Provider {
     private nonisolated func end(
         _ result: Result<Response, CourierError>, report: Bool, call: inout CallRecord, justAttempted: Bool = false
     ) async -> Result<Response, CourierError> {
+        var result = result
+        // A refused response's API error, decoded once for the caller (and the plugins), after
+        // retries and refresh have seen the status.
+        if case .failure(let error) = result, let errorBody = call.context.target.errorBody ?? errorBody {
+            result = .failure(errorBody.applied(to: error))
+        }
         if report, !plugins.isEmpty {
             await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
         }
-        var result = result
         for plugin in plugins {
             let begun = elapsed()
             result = await plugin.process(result, context: call.context)

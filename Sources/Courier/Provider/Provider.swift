@@ -59,6 +59,10 @@ public actor Provider<Target: TargetType> {
     public nonisolated let deduplication: Deduplication
     /// When failed requests are sent again, unless a target says otherwise (``TargetType/retryPolicy``).
     public nonisolated let retryPolicy: RetryPolicy
+    /// How API error bodies are read when validation refuses a response, unless a target says
+    /// otherwise (``TargetType/errorBody``). `nil`: they are not (the error is
+    /// ``CourierError/statusCode(_:)``).
+    public nonisolated let errorBody: ErrorBody?
     /// Signs requests and refreshes the credential when the server refuses it (an
     /// ``Authentication``).
     nonisolated let authentication: (any RequestAuthentication)?
@@ -95,6 +99,7 @@ public actor Provider<Target: TargetType> {
     ///   - deduplication: Which identical requests in flight are merged. Default:
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
+    ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
     public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
@@ -106,12 +111,13 @@ public actor Provider<Target: TargetType> {
         callTimeout: Duration? = nil,
         limits: Limits = .default,
         deduplication: Deduplication = .disabled,
-        retryPolicy: RetryPolicy = .disabled
+        retryPolicy: RetryPolicy = .disabled,
+        errorBody: ErrorBody? = nil
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
-            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, signer: nil)
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody, signer: nil)
     }
 
     /// Creates a provider whose requests are signed by `authentication`, which refreshes the
@@ -131,6 +137,7 @@ public actor Provider<Target: TargetType> {
     ///   - deduplication: Which identical requests in flight are merged. Default:
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
+    ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
     ///   - authentication: Signs requests with a shared credential and refreshes it when refused
     ///     (``Authentication``).
     public init<A: Authenticator>(
@@ -145,12 +152,13 @@ public actor Provider<Target: TargetType> {
         limits: Limits = .default,
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
+        errorBody: ErrorBody? = nil,
         authentication: Authentication<A>
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
-            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy,
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody,
             signer: authentication)
     }
 
@@ -158,7 +166,8 @@ public actor Provider<Target: TargetType> {
         endpointClosure: @escaping EndpointClosure, requestClosure: @escaping RequestClosure,
         stubClosure: @escaping StubClosure, transport: any Transport, plugins: [any Plugin],
         clock: any Clock<Duration>, timeout: Duration?, callTimeout: Duration?, limits: Limits,
-        deduplication: Deduplication, retryPolicy: RetryPolicy, signer: (any RequestAuthentication)?
+        deduplication: Deduplication, retryPolicy: RetryPolicy, errorBody: ErrorBody?,
+        signer: (any RequestAuthentication)?
     ) {
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
@@ -173,6 +182,7 @@ public actor Provider<Target: TargetType> {
         self.elapsed = Self.makeElapsed(clock)
         self.deduplication = deduplication
         self.retryPolicy = retryPolicy
+        self.errorBody = errorBody
         self.authentication = signer
     }
 

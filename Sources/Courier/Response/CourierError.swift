@@ -23,6 +23,9 @@ public enum CourierError: Error, Sendable {
     case downloadDestination(any Error)
     /// The status code failed validation or a `filter`; carries the response.
     case statusCode(Response)
+    /// The status code failed validation and the body decoded as the API's error (``ErrorBody``):
+    /// the decoded value, and the response with its body whole. ``apiError(as:)`` reads it.
+    case apiError(any Error & Sendable, Response)
     /// The body is not valid JSON, or a key path led nowhere.
     case jsonMapping(any Error, Response)
     /// The body is not UTF-8, or the key path does not lead to a string.
@@ -54,7 +57,7 @@ public enum CourierError: Error, Sendable {
     public var response: Response? {
         switch self {
         case .statusCode(let response), .stringMapping(let response),
-            .jsonMapping(_, let response), .objectMapping(_, let response):
+            .jsonMapping(_, let response), .objectMapping(_, let response), .apiError(_, let response):
             response
         case .underlying(_, let response):
             response
@@ -74,6 +77,8 @@ public enum CourierError: Error, Sendable {
         case .parameterEncoding(let error), .encodableMapping(let error), .multipartEncoding(let error),
             .downloadDestination(let error), .jsonMapping(let error, _), .objectMapping(let error, _),
             .underlying(let error, _):
+            error
+        case .apiError(let error, _):
             error
         case .retryLimitReached(_, let lastError):
             lastError.underlyingError ?? lastError
@@ -141,6 +146,8 @@ extension CourierError: LocalizedError {
             "Could not save the download: \(error)."
         case .statusCode(let response):
             "Status code \(response.statusCode) is not accepted."
+        case .apiError(let error, let response):
+            "Status code \(response.statusCode) is not accepted: \(error)."
         case .jsonMapping(let error, let response):
             "Could not read the body (\(response.data.count) bytes) as JSON: \(error)."
         case .stringMapping(let response):
@@ -179,7 +186,7 @@ extension CourierError: CustomNSError {
     /// ``stringMapping(_:)`` 8, ``objectMapping(_:_:)`` 9, ``timedOut(_:)`` 10, ``cancelled`` 11,
     /// ``underlying(_:_:)`` 12, ``retryLimitReached(attempts:lastError:)`` 13,
     /// ``authentication(_:)`` 14, ``limitExceeded(_:)`` 15, ``schemeNotAllowed(_:)`` 16,
-    /// ``invalidUse(_:)`` 17.
+    /// ``invalidUse(_:)`` 17, ``apiError(_:_:)`` 18.
     public var errorCode: Int {
         switch self {
         case .requestMapping: 1
@@ -199,6 +206,7 @@ extension CourierError: CustomNSError {
         case .limitExceeded: 15
         case .schemeNotAllowed: 16
         case .invalidUse: 17
+        case .apiError: 18
         }
     }
 

@@ -107,6 +107,7 @@ extension CourierError {
     func with(_ metrics: RequestMetrics) -> CourierError {
         switch self {
         case .statusCode(let response): .statusCode(response.with(metrics))
+        case .apiError(let error, let response): .apiError(error, response.with(metrics))
         case .jsonMapping(let error, let response): .jsonMapping(error, response.with(metrics))
         case .stringMapping(let response): .stringMapping(response.with(metrics))
         case .objectMapping(let error, let response): .objectMapping(error, response.with(metrics))

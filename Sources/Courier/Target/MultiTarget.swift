@@ -33,6 +33,7 @@ public enum MultiTarget: TargetType {
     public var task: HTTPTask { target.task }
     public var headers: [String: String] { target.headers }
     public var validation: ValidationType { target.validation }
+    public var errorBody: ErrorBody? { target.errorBody }
     public var sampleData: Data { target.sampleData }
     public var sampleResponse: SampleResponse { target.sampleResponse }
     public var timeout: Duration? { target.timeout }

@@ -46,6 +46,10 @@ public protocol TargetType: Sendable {
     /// wins. Default: ``ValidationType/none``.
     var validationType: ValidationType { get }
 
+    /// How this target's API error bodies are read when validation refuses a response
+    /// (``ErrorBody``). Default: `nil`, the provider's (``Provider/errorBody``).
+    var errorBody: ErrorBody? { get }
+
     /// The body of the default ``sampleResponse``. Default: empty.
     var sampleData: Data { get }
 
@@ -79,6 +83,7 @@ extension TargetType {
     public var task: HTTPTask { .plain }
     public var validation: ValidationType { validationType }
     public var validationType: ValidationType { .none }
+    public var errorBody: ErrorBody? { nil }
     public var sampleData: Data { Data() }
     public var sampleResponse: SampleResponse { .networkResponse(200, sampleData) }
     public var timeout: Duration? { nil }
