@@ -2,10 +2,6 @@
 import Courier
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 // Defining Targets
 
 enum Blog: TargetType {

@@ -2,10 +2,6 @@
 import Courier
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 // MARK: Quick start
 
 enum GitHub: TargetType {

@@ -3,10 +3,6 @@
 import Courier
 import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
 struct TokenStore: Sendable {
     func current() async throws -> String { "token" }
     func token() async throws -> String { "token" }
