@@ -19,7 +19,7 @@ import Foundation
 ///
 /// A request whose task is cancelled ends at once with `CancellationError` and counts in
 /// ``cancellations``; ``waitForCancellations(_:)`` waits for that.
-public final class GatedTransport: Transport {
+public final class GatedTransport: Transport, Sendable {
     private struct State {
         var waiting: [Int: (continuation: CheckedContinuation<Response, any Error>, request: URLRequest)] = [:]
         var nextID = 0

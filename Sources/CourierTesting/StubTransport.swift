@@ -236,7 +236,7 @@ public struct StubAnswer: Sendable {
 }
 
 /// A request a ``StubTransport`` has no route for. It reaches the caller as
-/// ``CourierError/underlying(_:_:)``; its description names the target, method and URL.
+/// `CourierError.underlying(_:_:)`; its description names the target, method and URL.
 public struct UnstubbedRequest: Error, CustomStringConvertible, Sendable {
     /// The request.
     public let request: URLRequest
