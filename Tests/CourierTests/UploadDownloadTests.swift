@@ -213,6 +213,17 @@ import Testing
         #expect(!fileExists(temporary))
     }
 
+    @Test func answeringWithTheTemporaryURLKeepsTheFileThere() async throws {
+        // Moya code keeps a download where it landed by answering with the temporary URL.
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        let response = try await provider.request(Download(destination: .custom { temporary, _ in temporary }))
+        let file = try #require(response.fileURL)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(fileExists(file), "the file is the caller's now")
+        #expect(file.lastPathComponent.hasPrefix("courier-download-"))
+        #expect(try Data(contentsOf: file) == Data("PDF-BYTES".utf8))
+    }
+
     @Test func customDestinationMustBeAFileURL() async {
         let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
         await #expect {

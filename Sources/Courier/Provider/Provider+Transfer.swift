@@ -84,6 +84,9 @@ extension Provider {
                         httpVersion: "HTTP/1.1", headerFields: nil)
                 guard let httpResponse else { throw CourierError.downloadDestination(URLError(.badServerResponse)) }
                 let placement = try destination.resolve(temporaryURL: temporary, response: httpResponse)
+                // A destination that answers with the temporary file itself (as Moya code does to
+                // keep the file where it is): it stays there, and it is the caller's now.
+                if placement.url == temporary.standardizedFileURL { return result }
                 try destination.move(temporary, to: placement)
                 return .success(response.moved(to: placement.url))
             } catch {

@@ -70,7 +70,8 @@ public struct DownloadDestination: Sendable, Hashable {
     }
 
     /// Saves wherever `destination` says. No folder confinement: use ``folder(_:options:fileName:)``
-    /// when any part of the name comes from the server.
+    /// when any part of the name comes from the server. Answering with the temporary URL itself
+    /// keeps the file where it is (``Response/fileURL``), and it is then yours to move or remove.
     /// - Parameters:
     ///   - options: Default: `[.createIntermediateDirectories]`.
     ///   - destination: The file URL, from the temporary file and the response.
