@@ -102,6 +102,103 @@ import Testing
         #expect(log.all.last?.hasPrefix("✗ The request failed") == true)
     }
 
+    @Test func responseHeadersAreLoggedWithSecretsRedacted() async {
+        let transport = StubTransport().on(
+            nil, "users", .data(Data("{}".utf8), headers: ["Set-Cookie": "session=abc", "X-Rate-Limit": "10"]))
+        let log = EventLog()
+        let provider = Provider<Secret>(
+            transport: transport, plugins: [.logger([.responseHeaders], output: { log.append($0) })])
+        _ = try? await provider.request(Secret())
+        let output = log.all.joined(separator: "\n")
+        #expect(output.contains("X-Rate-Limit: 10"))
+        #expect(output.contains("Set-Cookie: <redacted>"))
+        #expect(!output.contains("abc"))
+    }
+
+    @Test func eachLineCanNameTheCallAndItsTargetWithoutItsValues() async {
+        let log = EventLog()
+        let provider = Provider<TestAPI>(
+            stubClosure: Provider.immediatelyStub,
+            plugins: [.logger([.method, .responseStatus, .target], output: { log.append($0) })])
+        _ = try? await provider.request(.item(id: 4242))
+        #expect(log.all.count == 2)
+        for line in log.all {
+            #expect(line.hasPrefix("[#1 TestAPI.item] "), "\(line)")
+            #expect(!line.contains("4242"), "associated values may be secrets")
+        }
+        #expect(await lines([.method, .target]) == "[#1 Secret] → POST", "a struct target is its type")
+    }
+
+    @Test func retriesAndRefreshesAreLogged() async {
+        struct Refreshing: Authenticator {
+            func apply(_ credential: String, to request: inout URLRequest) {
+                request.setValue(credential, forHTTPHeaderField: "X-Key")
+            }
+            func refresh(_ credential: String) async throws -> String { "fresh" }
+        }
+        let calls = Locked(0)
+        let transport = RecordingTransport { request in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            // 401 (refresh), then 503 (retry), then 200.
+            let status = call == 1 ? 401 : call == 2 ? 503 : 200
+            return Response(statusCode: status, data: Data(), request: request)
+        }
+        let log = EventLog()
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [.logger(output: { log.append($0) })],
+            retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none),
+            authentication: Authentication(Refreshing(), credential: "stale"))
+        _ = try? await provider.request(.validated(200, .successCodes))
+        let output = log.all.joined(separator: "\n")
+        #expect(output.contains("↻ the credential was refused for https://api.example.com"), "\(output)")
+        #expect(output.contains("↻ attempt 1 failed (status 503); attempt 2 in 0.0 seconds"), "\(output)")
+        #expect(log.all.last?.hasPrefix("← 200") == true)
+    }
+
+    @Test func bodiesThatAreNotInTheRequestSayWhatTheyAre() async throws {
+        struct Upload: TargetType {
+            var task: HTTPTask
+            var method: HTTPMethod { .post }
+            var headers: [String: String] { [:] }
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "upload" }
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("report.csv", contents: Data(repeating: 7, count: 1234))
+        let form = MultipartFormData(parts: [
+            .init(name: "a", data: Data("b".utf8)), .init(name: "file", fileURL: file),
+        ])
+        let log = EventLog()
+        let provider = Provider<Upload>(
+            stubClosure: Provider.immediatelyStub, plugins: [.logger([.requestBody], output: { log.append($0) })])
+        _ = try? await provider.request(Upload(task: .uploadFile(file)))
+        _ = try? await provider.request(Upload(task: .uploadMultipart(form)))
+        #expect(log.all.first == "  body: file report.csv (1234 bytes)")
+        #expect(log.all.last?.hasPrefix("  body: multipart form, 2 parts") == true, "\(log.all)")
+    }
+
+    @Test func bodyFormattersRenderBodies() async {
+        let log = EventLog()
+        let provider = Provider<Secret>(
+            stubClosure: Provider.immediatelyStub,
+            plugins: [
+                NetworkLoggerPlugin(
+                    configuration: .init(
+                        options: [.requestBody, .successResponseBody],
+                        requestBodyFormatter: { body, _ in "\(body.count) bytes of JSON" },
+                        responseBodyFormatter: { body, _ in NetworkLoggerPlugin.prettyJSON(body) },
+                        output: { log.append($0) }))
+            ])
+        _ = try? await provider.request(Secret())
+        #expect(log.all.first == "  body: 14 bytes of JSON")
+        #expect(log.all.last == "  body: {\n  \"id\" : 1\n}")
+        #expect(NetworkLoggerPlugin.prettyJSON(Data("not json".utf8)) == nil)
+    }
+
     @Test func cURLQuotesEverythingAndRedacts() throws {
         var request = URLRequest(url: URL(string: "https://api.example.com/a?b=c d")!)
         request.httpMethod = "PUT"

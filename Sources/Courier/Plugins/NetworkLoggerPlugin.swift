@@ -39,13 +39,21 @@ public struct NetworkLoggerPlugin: Plugin {
         public static let errorResponseBody = Options(rawValue: 1 << 6)
         /// The request as a `curl` command line.
         public static let cURL = Options(rawValue: 1 << 7)
+        /// The response's headers (secret ones redacted, as for the request's).
+        public static let responseHeaders = Options(rawValue: 1 << 8)
+        /// Each line starts with the call's number and its target, `[#3 GitHub.user]`, so lines of
+        /// concurrent calls can be told apart. The target is its type and case name, never its
+        /// associated values (which may hold secrets).
+        public static let target = Options(rawValue: 1 << 9)
+        /// Retries (with the failure, the attempt and the wait) and credential refreshes.
+        public static let retries = Options(rawValue: 1 << 10)
 
-        /// Method, URL and status.
-        public static let `default`: Options = [.method, .url, .responseStatus]
+        /// Method, URL, status, retries and refreshes.
+        public static let `default`: Options = [.method, .url, .responseStatus, .retries]
         /// Everything but the cURL rendering.
         public static let verbose: Options = [
-            .method, .url, .requestHeaders, .requestBody, .responseStatus, .successResponseBody,
-            .errorResponseBody,
+            .method, .url, .requestHeaders, .requestBody, .responseStatus, .responseHeaders, .successResponseBody,
+            .errorResponseBody, .retries, .target,
         ]
     }
 
@@ -73,6 +81,12 @@ public struct NetworkLoggerPlugin: Plugin {
         public var maxBodyBytes: Int
         /// Where lines go. Default: standard error.
         public var output: @Sendable (String) -> Void
+        /// Renders a request body for the log (say, pretty-printed JSON); `nil` falls back to the
+        /// default rendering (UTF-8 text cut at ``maxBodyBytes``). Default: `nil`.
+        public var requestBodyFormatter: (@Sendable (Data, URLRequest) -> String?)?
+        /// Renders a response body for the log; `nil` falls back to the default rendering.
+        /// Default: `nil`. ``NetworkLoggerPlugin/prettyJSON(_:)`` pretty-prints JSON.
+        public var responseBodyFormatter: (@Sendable (Data, Response) -> String?)?
 
         /// Creates a configuration.
         /// - Parameters:
@@ -81,15 +95,21 @@ public struct NetworkLoggerPlugin: Plugin {
         ///   - redactedQueryItems: Extra query items to redact, added to
         ///     ``defaultRedactedQueryItems``.
         ///   - maxBodyBytes: Default: 4096.
+        ///   - requestBodyFormatter: Renders request bodies; `nil` for the default. Default: `nil`.
+        ///   - responseBodyFormatter: Renders response bodies; `nil` for the default. Default: `nil`.
         ///   - output: Where lines go. Default: standard error.
         public init(
             options: Options = .default, redactedHeaders: Set<String> = [], redactedQueryItems: Set<String> = [],
-            maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
+            maxBodyBytes: Int = 4096, requestBodyFormatter: (@Sendable (Data, URLRequest) -> String?)? = nil,
+            responseBodyFormatter: (@Sendable (Data, Response) -> String?)? = nil,
+            output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
         ) {
             self.options = options
             self.redactedHeaders = Self.defaultRedactedHeaders.union(redactedHeaders)
             self.redactedQueryItems = Self.defaultRedactedQueryItems.union(redactedQueryItems)
             self.maxBodyBytes = maxBodyBytes
+            self.requestBodyFormatter = requestBodyFormatter
+            self.responseBodyFormatter = responseBodyFormatter
             self.output = output
         }
     }
@@ -113,7 +133,18 @@ public struct NetworkLoggerPlugin: Plugin {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    public func willSend(_ request: URLRequest, target: any TargetType) async {
+    /// Pretty-prints a JSON body with sorted keys (for ``Configuration/responseBodyFormatter`` or
+    /// ``Configuration/requestBodyFormatter``); `nil` for a body that is not JSON.
+    public static func prettyJSON(_ body: Data) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+            let pretty = try? JSONSerialization.data(
+                withJSONObject: object,
+                options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes])
+        else { return nil }
+        return String(decoding: pretty, as: UTF8.self)
+    }
+
+    public func willSend(_ request: URLRequest, context: RequestContext) async {
         let options = configuration.options
         var lines: [String] = []
         var summary: [String] = ["→"]
@@ -125,31 +156,99 @@ public struct NetworkLoggerPlugin: Plugin {
                 lines.append("  \(name): \(redact(name, value))")
             }
         }
-        if options.contains(.requestBody), let body = request.httpBody, !body.isEmpty {
-            lines.append("  body: " + describe(body))
+        if options.contains(.requestBody), let body = describeBody(of: request, task: context.target.task) {
+            lines.append("  body: " + body)
         }
         if options.contains(.cURL) { lines.append(cURL(for: request)) }
-        if !lines.isEmpty { configuration.output(lines.joined(separator: "\n")) }
+        emit(lines, context)
     }
 
-    public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async {
+    public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
         let options = configuration.options
         var lines: [String] = []
         switch result {
         case .success(let response):
             if options.contains(.responseStatus) { lines.append(statusLine(response)) }
+            if options.contains(.responseHeaders) { lines += headerLines(response) }
             if options.contains(.successResponseBody), !response.data.isEmpty {
-                lines.append("  body: " + describe(response.data))
+                lines.append("  body: " + describe(response.data, of: response))
             }
         case .failure(let error):
             if options.contains(.responseStatus) {
                 lines.append(error.response.map(statusLine) ?? "✗ \(error.localizedDescription)")
             }
-            if options.contains(.errorResponseBody), let data = error.response?.data, !data.isEmpty {
-                lines.append("  body: " + describe(data))
+            if options.contains(.responseHeaders), let response = error.response { lines += headerLines(response) }
+            if options.contains(.errorResponseBody), let response = error.response, !response.data.isEmpty {
+                lines.append("  body: " + describe(response.data, of: response))
             }
         }
-        if !lines.isEmpty { configuration.output(lines.joined(separator: "\n")) }
+        emit(lines, context)
+    }
+
+    public func willRetry(
+        _ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext
+    ) async {
+        guard configuration.options.contains(.retries) else { return }
+        let cause = error.response.map { "status \($0.statusCode)" } ?? error.localizedDescription
+        emit(["↻ attempt \(context.attempt) failed (\(cause)); attempt \(context.attempt + 1) in \(delay)"], context)
+    }
+
+    public func willRefreshCredential(_ request: URLRequest, context: RequestContext) async {
+        guard configuration.options.contains(.retries) else { return }
+        let url = configuration.options.contains(.url) ? " for " + (request.url.map(describe) ?? "<no URL>") : ""
+        emit(["↻ the credential was refused\(url); refreshing it, then sending again"], context)
+    }
+
+    /// Sends the lines out as one entry, each prefixed with the call when asked.
+    private func emit(_ lines: [String], _ context: RequestContext) {
+        guard !lines.isEmpty else { return }
+        guard configuration.options.contains(.target) else {
+            configuration.output(lines.joined(separator: "\n"))
+            return
+        }
+        let prefix = "[#\(context.id.sequence) \(Self.name(of: context.target))] "
+        configuration.output(lines.map { prefix + $0 }.joined(separator: "\n"))
+    }
+
+    /// `Type.case` for an enum target, `Type` otherwise: never the associated values.
+    static func name(of target: any TargetType) -> String {
+        let type = String(describing: Swift.type(of: target))
+        guard Mirror(reflecting: target).displayStyle == .enum else { return type }
+        let value = String(describing: target)
+        let caseName = value.prefix { $0 != "(" }
+        return caseName.isEmpty ? type : "\(type).\(caseName)"
+    }
+
+    private func headerLines(_ response: Response) -> [String] {
+        let fields = response.response?.allHeaderFields ?? [:]
+        return fields.compactMap { key, value -> (String, String)? in
+            guard let name = key as? String else { return nil }
+            return (name, "\(value)")
+        }
+        .sorted { $0.0.lowercased() < $1.0.lowercased() }
+        .map { "  \($0.0): \(redact($0.0, $0.1))" }
+    }
+
+    /// The request's body as the log shows it: its bytes, or what it is when it is not in the
+    /// request (a file, a multipart form, a stream), with its size when known.
+    private func describeBody(of request: URLRequest, task: HTTPTask) -> String? {
+        if let body = request.httpBody, !body.isEmpty {
+            return configuration.requestBodyFormatter?(body, request) ?? describe(body)
+        }
+        let length = request.value(forHTTPHeaderField: "Content-Length").map { ", \($0) bytes" } ?? ""
+        switch task {
+        case .uploadFile(let file, _):
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+            return "file \(file.lastPathComponent)" + (size.map { " (\($0) bytes)" } ?? "")
+        case .uploadMultipart(let form, _):
+            return "multipart form, \(form.parts.count) part\(form.parts.count == 1 ? "" : "s")\(length)"
+        default:
+            return request.httpBodyStream != nil ? "stream\(length)" : nil
+        }
+    }
+
+    private func describe(_ body: Data, of response: Response) -> String {
+        configuration.responseBodyFormatter?(body, response) ?? describe(body)
     }
 
     /// The request as a `curl` command, with secret headers redacted.

@@ -3,19 +3,23 @@ import Foundation
 extension Plugin where Self == NetworkLoggerPlugin {
     /// A ``NetworkLoggerPlugin``.
     /// - Parameters:
-    ///   - options: What to log. Default: method, URL and status.
+    ///   - options: What to log. Default: method, URL, status, retries and refreshes.
     ///   - redactedHeaders: Headers to redact besides `Authorization`, `Proxy-Authorization`,
     ///     `Cookie` and `Set-Cookie`. Default: none.
     ///   - maxBodyBytes: Bodies are cut at this size. Default: 4096.
+    ///   - responseBodyFormatter: Renders response bodies (``NetworkLoggerPlugin/prettyJSON(_:)``,
+    ///     say); `nil` for the default. Default: `nil`.
     ///   - output: Where lines go. Default: standard error.
     /// - Returns: The plugin.
     public static func logger(
         _ options: NetworkLoggerPlugin.Options = .default, redactedHeaders: Set<String> = [],
-        maxBodyBytes: Int = 4096, output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
+        maxBodyBytes: Int = 4096, responseBodyFormatter: (@Sendable (Data, Response) -> String?)? = nil,
+        output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
     ) -> NetworkLoggerPlugin {
         NetworkLoggerPlugin(
             configuration: .init(
-                options: options, redactedHeaders: redactedHeaders, maxBodyBytes: maxBodyBytes, output: output))
+                options: options, redactedHeaders: redactedHeaders, maxBodyBytes: maxBodyBytes,
+                responseBodyFormatter: responseBodyFormatter, output: output))
     }
 }
 

@@ -92,6 +92,13 @@ public protocol Plugin: Sendable {
     /// Default: `willRetry(request, after: error, attempt: context.attempt, delay: delay, target: context.target)`.
     func willRetry(_ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext) async
 
+    /// Called when the server refused the credential and the provider's ``Authentication`` is
+    /// about to refresh it; the request is then sent again (same attempt number). Default: nothing.
+    /// - Parameters:
+    ///   - request: The request whose credential was refused.
+    ///   - context: The call.
+    func willRefreshCredential(_ request: URLRequest, context: RequestContext) async
+
     /// `process`, with the call's context. Default: `process(result, target: context.target)`.
     func process(
         _ result: Result<Response, CourierError>, context: RequestContext
@@ -159,4 +166,6 @@ extension Plugin {
     public func didFinish(
         _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
     ) async {}
+
+    public func willRefreshCredential(_ request: URLRequest, context: RequestContext) async {}
 }

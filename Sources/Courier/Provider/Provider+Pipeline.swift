@@ -62,6 +62,9 @@ extension Provider {
                     signed: &signed, machine: &machine, call: &call)
                 attempted = true
             case .refresh:
+                await call.hooks(self) { plugin, context in
+                    await plugin.willRefreshCredential(signed?.request ?? request, context: context)
+                }
                 let begun = elapsed()
                 var failure: CourierError?
                 do throws(CourierError) {
