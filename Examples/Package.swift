@@ -6,7 +6,10 @@ let package = Package(
     name: "CourierExamples",
     platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [
-        .package(name: "Courier", path: "..")
+        .package(name: "Courier", path: ".."),
+        // Only for the Observability bridges; the Courier package itself depends on nothing.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // The README's quick start.
@@ -36,6 +39,25 @@ let package = Package(
             name: "events",
             dependencies: [.product(name: "Courier", package: "Courier")],
             path: "Sources/StreamEvents"
+        ),
+        // Courier into the ecosystem: NetworkLoggerPlugin into swift-log, request metrics into
+        // swift-metrics. A few lines each, to copy.
+        .target(
+            name: "Observability",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "ObservabilityTests",
+            dependencies: [
+                "Observability",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         // Every code sample of the README and the DocC articles, compiled as written.
         .target(

@@ -206,17 +206,8 @@ public struct NetworkLoggerPlugin: Plugin {
             configuration.output(lines.joined(separator: "\n"))
             return
         }
-        let prefix = "[#\(context.id.sequence) \(Self.name(of: context.target))] "
+        let prefix = "[#\(context.id.sequence) \(context.targetName)] "
         configuration.output(lines.map { prefix + $0 }.joined(separator: "\n"))
-    }
-
-    /// `Type.case` for an enum target, `Type` otherwise: never the associated values.
-    static func name(of target: any TargetType) -> String {
-        let type = String(describing: Swift.type(of: target))
-        guard Mirror(reflecting: target).displayStyle == .enum else { return type }
-        let value = String(describing: target)
-        let caseName = value.prefix { $0 != "(" }
-        return caseName.isEmpty ? type : "\(type).\(caseName)"
     }
 
     private func headerLines(_ response: Response) -> [String] {

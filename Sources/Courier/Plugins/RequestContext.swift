@@ -63,6 +63,15 @@ public struct RequestContext: Sendable {
     /// `didFinish` of a call that sent nothing.
     public internal(set) var attempt: Int
 
+    /// The target's type and, for an enum, its case, `GitHub.user`, never its associated values
+    /// (which may hold secrets): a name for logs, metrics dimensions and trace spans.
+    public var targetName: String {
+        let type = String(describing: Swift.type(of: target))
+        guard Mirror(reflecting: target).displayStyle == .enum else { return type }
+        let caseName = String(describing: target).prefix { $0 != "(" }
+        return caseName.isEmpty ? type : "\(type).\(caseName)"
+    }
+
     init(id: RequestID, target: any TargetType, attempt: Int = 0) {
         self.id = id
         self.target = target
