@@ -12,6 +12,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
+        // What the command-line examples share: Ctrl-C as task cancellation, a progress line that
+        // log lines do not land on.
+        .target(name: "ExampleSupport"),
         // The README's quick start.
         .executableTarget(
             name: "Quickstart",
@@ -25,19 +28,19 @@ let package = Package(
         // `swift run todo list|fetch ID|post TITLE [--base-url URL]`: offline against stubs by default.
         .executableTarget(
             name: "todo",
-            dependencies: ["TodoAPI", .product(name: "Courier", package: "Courier")],
+            dependencies: ["TodoAPI", "ExampleSupport", .product(name: "Courier", package: "Courier")],
             path: "Sources/TodoCLI"
         ),
         // A download with a live progress bar.
         .executableTarget(
             name: "Download",
-            dependencies: [.product(name: "Courier", package: "Courier")],
+            dependencies: ["ExampleSupport", .product(name: "Courier", package: "Courier")],
             path: "Sources/DownloadProgress"
         ),
         // Server-Sent Events printed as they arrive: offline against a streaming stub by default.
         .executableTarget(
             name: "events",
-            dependencies: [.product(name: "Courier", package: "Courier")],
+            dependencies: ["ExampleSupport", .product(name: "Courier", package: "Courier")],
             path: "Sources/StreamEvents"
         ),
         // Courier into the ecosystem: NetworkLoggerPlugin into swift-log, request metrics into

@@ -1,11 +1,9 @@
 // swift run --package-path Examples Download                 # a simulated 8 MB download, offline
 // swift run --package-path Examples Download --url URL       # a real one, saved to the current folder
+// …add --verbose to log the requests (above the bar). Ctrl-C cancels: nothing is left behind.
 import Courier
+import ExampleSupport
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 struct File: TargetType {
     var headers: [String: String] { [:] }
@@ -59,20 +57,50 @@ let arguments = CommandLine.arguments
 let real = arguments.firstIndex(of: "--url").flatMap {
     arguments.indices.contains($0 + 1) ? URL(string: arguments[$0 + 1]) : nil
 }
-let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-let provider = Provider<File>(transport: real == nil ? SimulatedTransport() : URLSessionTransport())
-let target = File(url: real ?? URL(string: "https://downloads.example.com/simulated.bin")!, folder: folder)
-
-do {
-    for try await event in provider.requestWithProgress(target) {
-        // Unbuffered, so the bar moves as events arrive.
-        FileHandle.standardOutput.write(Data(("\r" + bar(event)).utf8))
-        if let response = event.response {
-            print("\nsaved to \(response.fileURL?.path ?? "?")")
-            if real == nil, let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
-        }
-    }
-} catch {
-    print("\ndownload failed: \(error.localizedDescription)")
-    exit(1)
+if arguments.contains("--url"), real == nil {
+    FileHandle.standardError.write(Data("usage: Download [--url URL] [--verbose]\n".utf8))
+    exit(2)
 }
+let terminal = Terminal()
+// Offline, the file goes to a temporary folder and is not kept: it is made up.
+let folder =
+    real == nil
+    ? FileManager.default.temporaryDirectory.appendingPathComponent("courier-download-example-\(UUID().uuidString)")
+    : URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+let provider = Provider<File>(
+    transport: real == nil ? SimulatedTransport() : URLSessionTransport(),
+    plugins: arguments.contains("--verbose") ? [.logger(output: { terminal.log($0) })] : [])
+let target = File(url: real ?? URL(string: "https://downloads.example.com/simulated.bin")!, folder: folder)
+if real == nil {
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    terminal.log("offline: a simulated download, nothing is kept (--url URL downloads for real)")
+}
+
+let status = await exitStatus(cancellingOnInterrupt: {
+    do {
+        for try await event in provider.requestWithProgress(target) {
+            terminal.status(bar(event))
+            guard let response = event.response else { continue }
+            terminal.finishStatus()
+            if real == nil {
+                // The simulation's own folder (made above), with the made-up file in it.
+                try? FileManager.default.removeItem(at: folder)
+                print("simulated download complete: \(event.download?.completed ?? 0) bytes")
+            } else {
+                print("saved to \(response.fileURL?.path ?? "?")")
+            }
+        }
+        return 0
+    } catch {
+        // The bar of a refused or interrupted download does not stay on screen.
+        terminal.clearStatus()
+        // Only the folder this example made for its simulation; never the caller's.
+        if real == nil { try? FileManager.default.removeItem(at: folder) }
+        FileHandle.standardError.write(
+            Data(
+                "download \((error as? CourierError)?.isCancellation == true ? "cancelled" : "failed: \(error.localizedDescription)")\n"
+                    .utf8))
+        return 1
+    }
+})
+exit(status)

@@ -2,8 +2,10 @@
 // swift run --package-path Examples events --url URL       # any text/event-stream endpoint
 //
 // Prints Server-Sent Events as they arrive. Offline, the target's sample response streams a
-// made-up completion one token at a time; with --url, the events come from the server.
+// made-up completion one token at a time; with --url, the events come from the server. Ctrl-C
+// cancels: the connection is closed and the process exits with 130.
 import Courier
+import ExampleSupport
 import Foundation
 
 struct Completion: TargetType {
@@ -44,22 +46,27 @@ if arguments.contains("--url"), url == nil {
 
 let provider = Provider<Completion>(stubClosure: url == nil ? Provider.immediatelyStub : Provider.neverStub)
 if url == nil { write("(offline: a stubbed event stream; pass --url URL for a real one)\n") }
-do {
-    let stream = try await provider.stream(Completion(url: url), idleTimeout: .seconds(30))
-    write("HTTP \(stream.statusCode), \(stream.response?.value(forHTTPHeaderField: "Content-Type") ?? "no type")\n")
-    var count = 0
-    for try await event in stream.events {
-        if event.data == "[DONE]" { break }
-        count += 1
-        // Each token shows as it arrives.
-        let text =
-            if event.event == "token", let token = try? event.decode(Token.self) { token.text } else {
-                "[\(event.event)] \(event.data)\n"
-            }
-        write(text)
+let status = await exitStatus(cancellingOnInterrupt: {
+    do {
+        let stream = try await provider.stream(Completion(url: url), idleTimeout: .seconds(30))
+        write("HTTP \(stream.statusCode), \(stream.response?.value(forHTTPHeaderField: "Content-Type") ?? "no type")\n")
+        var count = 0
+        for try await event in stream.events {
+            if event.data == "[DONE]" { break }
+            count += 1
+            // Each token shows as it arrives.
+            let text =
+                if event.event == "token", let token = try? event.decode(Token.self) { token.text } else {
+                    "[\(event.event)] \(event.data)\n"
+                }
+            write(text)
+        }
+        write("\n\(count) events\n")
+        return 0
+    } catch {
+        let cancelled = (error as? CourierError)?.isCancellation == true
+        FileHandle.standardError.write(Data((cancelled ? "\ncancelled\n" : "failed: \(error)\n").utf8))
+        return 1
     }
-    write("\n\(count) events\n")
-} catch {
-    FileHandle.standardError.write(Data("failed: \(error)\n".utf8))
-    exit(1)
-}
+})
+exit(status)

@@ -36,7 +36,7 @@ public struct TodoClient: Sendable {
     /// Creates an item; the title is trimmed and must not be empty.
     public func add(_ title: String) async throws(CourierError) -> Todo {
         let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .requestMapping("a to-do needs a title") }
+        guard !trimmed.isEmpty else { throw .invalidUse("a to-do needs a title") }
         return try await provider.request(MultiTarget(CreateTodo(NewTodo(title: trimmed), baseURL: baseURL)))
             .map(Todo.self)
     }
