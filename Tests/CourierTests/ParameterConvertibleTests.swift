@@ -110,4 +110,75 @@ import Testing
         let body = try #require(request.httpBody)
         #expect(String(decoding: body, as: UTF8.self) == #"{"count":2,"flag":false,"name":"n"}"#)
     }
+
+    struct Filter: Encodable, ParameterConvertible {
+        struct Window: Encodable {
+            var from: Date
+            var days: Int
+        }
+        enum State: String, Codable, ParameterConvertible { case open, closed }
+        var state: State = .open
+        var labels: [String] = ["bug", "ui"]
+        var assignee: String? = nil
+        var window = Window(from: Date(timeIntervalSince1970: 1_790_000_000), days: 7)
+        var site = URL(string: "https://example.com/a")!
+        var big: UInt64 = .max
+    }
+
+    @Test func encodableValuesBecomeParametersAsTheyEncode() throws {
+        let value = try ParameterValue(encoding: Filter())
+        #expect(
+            value
+                == .dictionary([
+                    "state": .string("open"), "labels": .array([.string("bug"), .string("ui")]),
+                    "window": .dictionary(["from": .string("2026-09-21T14:13:20Z"), "days": .int(7)]),
+                    "site": .string("https://example.com/a"), "big": .string("18446744073709551615"),
+                ]), "a nil optional is left out, as Encodable leaves it out")
+        #expect(Filter().parameterValue == value, "declaring the conformance is enough")
+        #expect(Filter.State.closed.parameterValue == .string("closed"), "a Codable enum is its raw value")
+        let page = 2
+        let task = HTTPTask.parameters(["filter": Filter(), "page": page], encoding: .queryString)
+        let query = try Endpoint(
+            url: URL(string: "https://api.example.com/issues")!, method: .get, task: task, headers: [:]
+        )
+        .urlRequest().url?.query
+        #expect(query?.contains("filter%5Bstate%5D=open") == true, "\(query ?? "")")
+        #expect(query?.contains("filter%5Bwindow%5D%5Bdays%5D=7") == true)
+        #expect(query?.contains("page=2") == true)
+    }
+
+    @Test func anEncodableThatThrowsIsReportedByTheExplicitInitializer() {
+        struct Refusing: Encodable, ParameterConvertible {
+            struct Nope: Error {}
+            func encode(to encoder: any Encoder) throws { throw Nope() }
+        }
+        #expect(throws: Refusing.Nope.self) { try ParameterValue(encoding: Refusing()) }
+        #expect(Refusing().parameterValue == .null)
+    }
+
+    @Test func encodingCoversNestedContainersAndSingleValues() throws {
+        struct Custom: Encodable {
+            enum Keys: String, CodingKey { case a, list, nested }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encodeNil(forKey: .a)
+                var list = container.nestedUnkeyedContainer(forKey: .list)
+                try list.encode(1)
+                try list.encodeNil()
+                var inner = list.nestedContainer(keyedBy: Keys.self)
+                try inner.encode(true, forKey: .a)
+                var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .nested)
+                try nested.encode(Data([1, 2, 3]), forKey: .a)
+            }
+        }
+        #expect(
+            try ParameterValue(encoding: Custom())
+                == .dictionary([
+                    "a": .null, "list": .array([.int(1), .null, .dictionary(["a": .bool(true)])]),
+                    "nested": .dictionary(["a": .string("AQID")]),
+                ]))
+        #expect(try ParameterValue(encoding: 5) == .int(5))
+        #expect(try ParameterValue(encoding: [1.5]) == .array([.double(1.5)]))
+        #expect(try ParameterValue(encoding: Decimal(string: "12.50")!) == .string("12.5"))
+    }
 }

@@ -13,11 +13,13 @@ import Foundation
 /// }
 /// ```
 ///
-/// Your own types conform by saying how they are sent; an enum with a raw value needs nothing
+/// Your own types conform by saying how they are sent; an enum with a raw value, or an
+/// `Encodable` type (sent as it encodes, see ``ParameterValue/init(encoding:)``), needs nothing
 /// more than the declaration:
 ///
 /// ```swift
 /// enum Sort: String, ParameterConvertible { case stars, updated }
+/// struct Filter: Encodable, ParameterConvertible { var state = "open"; var labels: [String] }
 /// ```
 ///
 /// The ``HTTPTask`` cases that take ``Parameters`` each have a function of the same name taking
@@ -31,6 +33,11 @@ public protocol ParameterConvertible {
 
 extension ParameterConvertible where Self: RawRepresentable, RawValue: ParameterConvertible {
     /// The raw value as a parameter.
+    public var parameterValue: ParameterValue { rawValue.parameterValue }
+}
+
+extension ParameterConvertible where Self: RawRepresentable & Encodable, RawValue: ParameterConvertible {
+    /// The raw value as a parameter (a `Codable` enum with raw values is sent as its raw value).
     public var parameterValue: ParameterValue { rawValue.parameterValue }
 }
 
@@ -68,25 +75,26 @@ extension Float: ParameterConvertible {
     public var parameterValue: ParameterValue { .double(Double(self)) }
 }
 
-extension ParameterConvertible where Self: BinaryInteger {
+extension BinaryInteger {
     /// An ``ParameterValue/int(_:)``; a value outside `Int`'s range (a large `UInt64`, or an
     /// `Int64` on a 32-bit system) is sent as its decimal digits, ``ParameterValue/string(_:)``,
     /// so no digit is lost.
-    public var parameterValue: ParameterValue {
+    fileprivate var integerParameter: ParameterValue {
         Int(exactly: self).map(ParameterValue.int) ?? .string(String(self))
     }
 }
 
-extension Int: ParameterConvertible {}
-extension Int8: ParameterConvertible {}
-extension Int16: ParameterConvertible {}
-extension Int32: ParameterConvertible {}
-extension Int64: ParameterConvertible {}
-extension UInt: ParameterConvertible {}
-extension UInt8: ParameterConvertible {}
-extension UInt16: ParameterConvertible {}
-extension UInt32: ParameterConvertible {}
-extension UInt64: ParameterConvertible {}
+// Integers: `.int`, or their digits beyond `Int`'s range (see `integerParameter`).
+extension Int: ParameterConvertible { public var parameterValue: ParameterValue { .int(self) } }
+extension Int8: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension Int16: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension Int32: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension Int64: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension UInt: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension UInt8: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension UInt16: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension UInt32: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
+extension UInt64: ParameterConvertible { public var parameterValue: ParameterValue { integerParameter } }
 
 extension URL: ParameterConvertible {
     /// The URL's absolute string.
