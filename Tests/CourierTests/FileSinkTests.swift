@@ -74,7 +74,10 @@ import Testing
         defer { folder.remove() }
         let url = folder.url.appendingPathComponent("empty.part")
         #expect(await Self.finish(FileSink(url: url)) == nil)
-        #expect(try Data(contentsOf: url).isEmpty)
+        // Its size, not `Data(contentsOf:)`: reading an empty file leaks 4 KB in this toolchain's
+        // Foundation (LeakSanitizer caught it).
+        let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+        #expect(size?.intValue == 0)
     }
 
     @Test func aSlowDiskNeverHoldsUpAppendAndTheWaitEndsWhenItCatchesUp() async throws {
