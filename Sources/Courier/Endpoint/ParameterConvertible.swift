@@ -79,7 +79,7 @@ extension BinaryInteger {
     /// An ``ParameterValue/int(_:)``; a value outside `Int`'s range (a large `UInt64`, or an
     /// `Int64` on a 32-bit system) is sent as its decimal digits, ``ParameterValue/string(_:)``,
     /// so no digit is lost.
-    fileprivate var integerParameter: ParameterValue {
+    var integerParameter: ParameterValue {
         Int(exactly: self).map(ParameterValue.int) ?? .string(String(self))
     }
 }

@@ -78,8 +78,7 @@ final class ParameterNode {
         case let value as Double: node.content = .value(.double(value))
         case let value as Float: node.content = .value(.double(Double(value)))
         case let value as Int: node.content = .value(.int(value))
-        case let value as any BinaryInteger:
-            node.content = .value(Int(exactly: value).map(ParameterValue.int) ?? .string(String(describing: value)))
+        case let value as any BinaryInteger: node.content = .value(value.integerParameter)
         case let value as Decimal: node.content = .value(.string(value.description))
         case let value as URL: node.content = .value(.string(value.absoluteString))
         case let value as Data: node.content = .value(.string(value.base64EncodedString()))

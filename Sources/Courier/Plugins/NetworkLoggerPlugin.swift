@@ -229,7 +229,7 @@ public struct NetworkLoggerPlugin: Plugin {
         let length = request.value(forHTTPHeaderField: "Content-Length").map { ", \($0) bytes" } ?? ""
         switch task {
         case .uploadFile(let file, _):
-            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+            let size = try? FileBody.regularFileSize(file)
             return "file \(file.lastPathComponent)" + (size.map { " (\($0) bytes)" } ?? "")
         case .uploadMultipart(let form, _):
             return "multipart form, \(form.parts.count) part\(form.parts.count == 1 ? "" : "s")\(length)"

@@ -363,25 +363,11 @@ final class BodyBuffer: Sendable {
     private static func append(_ data: Data, to spill: inout Spill?) throws(CourierError) {
         if spill == nil { spill = Spill(descriptor: try openSpillFile()) }
         guard var current = spill else { return }
-        let written = data.withUnsafeBytes { raw -> Int in
-            guard let base = raw.baseAddress else { return 0 }
-            var done = 0
-            while done < raw.count {
-                let result = pwrite(
-                    current.descriptor, base + done, raw.count - done, off_t(current.writeOffset) + off_t(done))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return -1
-                }
-                done += result
-            }
-            return done
-        }
-        guard written == data.count else {
+        guard FileIO.writeAll(data, to: current.descriptor, at: current.writeOffset) else {
             throw CourierError(
                 CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the stream's spill file"]))
         }
-        current.writeOffset += Int64(written)
+        current.writeOffset += Int64(data.count)
         spill = current
     }
 

@@ -181,20 +181,7 @@ final class FileSink: Sendable {
 
     /// Writes all of `data` (the default ``Writer``).
     static func write(_ descriptor: Int32, _ data: Data, path: String) -> CourierError? {
-        let written = data.withUnsafeBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return true }
-            var done = 0
-            while done < raw.count {
-                let result = writeFile(descriptor, base + done, raw.count - done)
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                done += result
-            }
-            return true
-        }
-        return written ? nil : fileError(path: path)
+        FileIO.writeAll(data, to: descriptor) ? nil : fileError(path: path)
     }
 
     /// The failed call's `errno` as a Cocoa error naming the file, with the POSIX error under it.
@@ -206,9 +193,6 @@ final class FileSink: Sendable {
     }
 }
 
-// The C library's calls, named apart from FileSink's own `open`, `write` and `close`.
+// The C library's calls, named apart from FileSink's own `open` and `close`.
 private func openFile(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
-private func writeFile(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
-}
 private func closeFile(_ descriptor: Int32) -> Int32 { close(descriptor) }
