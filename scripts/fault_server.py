@@ -33,8 +33,12 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /sse                     Server-Sent Events written in pieces that split lines and CRLFs, with
                            comments and retry; ends (close) in the middle of a last event
   /sse-drop                the same events, chunked, then the connection dropped mid-chunk
-  /stream-watch?id=ID      a chunk every 10 ms for at most STALL s; notes when the client closed
-  /stream-closed?id=ID     {"closed": true|false, "at": UNIX_TIME|null} for that stream
+  /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
+  /stream-closed?id=ID&wait=S
+                           {"closed": true|false, "state": "writing"|"closed"|"expired"|"unknown",
+                           "writes": N} for that stream, answered as soon as it is closed or after
+                           at most S (≤ 30) seconds; "expired" means the server stopped writing
+                           after WATCH s without seeing the client close
 """
 import gzip
 import json
@@ -42,11 +46,17 @@ import socket
 import socketserver
 import struct
 import sys
+import threading
 import time
 
 STALL = 10
-# Streams of /stream-watch whose client closed the connection, by id.
-CLOSED = {}
+# How long a /stream-watch stream keeps writing: long enough that a client slowed down by a loaded
+# machine (sanitizers, the whole suite at once) still closes it while it is being written.
+WATCH = 120
+# /stream-watch streams by id: {"state": "writing"|"closed"|"expired", "writes": N}, guarded by
+# WATCHED (a condition, so /stream-closed can wait for a change).
+STREAMS = {}
+WATCHED = threading.Condition()
 SSE_PIECES = [
     b": hello\r", b"\n", b"retry: 1500\r\n", b"id: 1\r\ndata: fir", b"st\r\n\r", b"\nevent: update\ndata: {\"n\":",
     b"2}\n", b"\n: ping\n\n", b"data: unterminated",
@@ -191,19 +201,30 @@ class Handler(socketserver.StreamRequestHandler):
             self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         elif path == "/stream-watch":
             ident = self.query.get("id", "")
-            CLOSED[ident] = None
+            with WATCHED:
+                STREAMS[ident] = {"state": "writing", "writes": 0}
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
-            deadline = time.time() + STALL
+            deadline = time.time() + WATCH
+            state = "expired"
             try:
                 while time.time() < deadline:
                     self.wfile.write(b"6\r\nchunk\n\r\n")
                     self.wfile.flush()
+                    with WATCHED:
+                        STREAMS[ident]["writes"] += 1
                     time.sleep(0.01)
             except OSError:
-                CLOSED[ident] = time.time()
+                state = "closed"
+            with WATCHED:
+                STREAMS[ident]["state"] = state
+                WATCHED.notify_all()
         elif path == "/stream-closed":
-            at = CLOSED.get(self.query.get("id", ""))
-            payload = {"closed": at is not None, "at": at}
+            ident = self.query.get("id", "")
+            wait = min(30.0, max(0.0, float(self.query.get("wait", "0") or "0")))
+            with WATCHED:
+                WATCHED.wait_for(lambda: STREAMS.get(ident, {}).get("state", "writing") != "writing", timeout=wait)
+                stream = dict(STREAMS.get(ident, {"state": "unknown", "writes": 0}))
+            payload = {"closed": stream["state"] == "closed", "state": stream["state"], "writes": stream["writes"]}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}

@@ -90,14 +90,18 @@ struct IntegrationStreamingTests {
             seen += 1
             if seen == 2 { break }
         }
-        // The server notices the closed connection at its next write (every 10 ms); ask it,
-        // a bounded number of times.
-        struct Closed: Decodable { let closed: Bool }
-        var closed = false
-        for _ in 0..<500 where !closed {
-            closed = try await fault.request(.patient("stream-closed", id: id)).map(Closed.self).closed
+        // The server notices the closed connection at its next write (every 10 ms) and keeps
+        // writing for two minutes otherwise; ask it, each question waiting up to 10 s for the end.
+        struct Watch: Decodable {
+            let closed: Bool
+            let state: String
+            let writes: Int
         }
-        #expect(closed)
+        var watch = Watch(closed: false, state: "writing", writes: 0)
+        for _ in 0..<12 where watch.state == "writing" {
+            watch = try await fault.request(.patient("stream-closed", id: id, wait: 10)).map(Watch.self)
+        }
+        #expect(watch.closed, "the server's stream ended as \(watch.state) after \(watch.writes) writes")
     }
 
     @Test func anUnreadStreamHoldsUpNoOtherRequest() async throws {
@@ -115,9 +119,10 @@ extension Fault {
     /// A fault-server target for the streaming tests, which check what arrives, not deadlines: under
     /// the sanitizers the whole suite shares the servers and two cores, and a head can take seconds
     /// (one took over 2 s under ThreadSanitizer). `id` names a `/stream-watch` stream.
-    fileprivate static func patient(_ path: String, id: String? = nil) -> Fault {
+    /// `wait` is how long `/stream-closed` may wait for the stream to end.
+    fileprivate static func patient(_ path: String, id: String? = nil, wait: Int? = nil) -> Fault {
         var target = Fault(path: path)
-        if let id { target.task = .parameters(["id": id], encoding: .queryString) }
+        if let id { target.task = .parameters(["id": id, "wait": wait], encoding: .queryString) }
         target.timeout = .seconds(60)
         return target
     }
