@@ -16,11 +16,14 @@ let package = Package(
         .library(name: "Courier", targets: ["Courier"]),
         // Test doubles for code that uses Courier: a stub transport and a test clock.
         .library(name: "CourierTesting", targets: ["CourierTesting"]),
+        // The checks every Transport must pass, for transports' own test targets (Swift Testing).
+        .library(name: "CourierTransportConformance", targets: ["CourierTransportConformance"]),
     ],
     targets: [
         .target(name: "Courier"),
         .target(name: "CourierTesting", dependencies: ["Courier"]),
-        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting"]),
+        .target(name: "CourierTransportConformance", dependencies: ["Courier"]),
+        .testTarget(name: "CourierTests", dependencies: ["Courier", "CourierTesting", "CourierTransportConformance"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -88,12 +88,6 @@ public struct Limits: Sendable, Hashable {
 
     /// The defaults.
     public static let `default` = Limits()
-
-    /// Whether `url` uses an allowed scheme.
-    func allows(_ url: URL?) -> Bool {
-        guard let scheme = url?.scheme?.lowercased() else { return false }
-        return allowedSchemes.contains(scheme)
-    }
 }
 
 /// Which limit a response or request crossed. Wrapped in ``CourierError/limitExceeded(_:)``.

@@ -4,49 +4,78 @@ import Foundation
     import FoundationNetworking
 #endif
 
-extension SessionRouter {
-    /// The body limit for one response: its size limit, and once the body passes 1 MiB (below
-    /// which every body is allowed whatever its compression), the decompression ratio's.
-    struct BodyLimit {
-        /// Bodies up to this size pass the ratio check whatever their compression.
-        static let ratioFloor: Int64 = 1 << 20
+/// The limits on one response body while it arrives, for transports: its size
+/// (``Limits/maxResponseBytes`` in memory, ``Limits/maxDownloadBytes`` to a file, none for a
+/// stream) and, once the body passes 1 MiB (below which every body is allowed whatever its
+/// compression), the decompression ratio (``Limits/maxDecompressionRatio``).
+///
+/// A transport makes one per response and calls ``crossed(by:response:)`` with the decoded bytes
+/// received so far after every chunk; a limit crossed ends the transfer with
+/// ``CourierError/limitExceeded(_:)``. ``URLSessionTransport`` and `AsyncHTTPClientTransport` both
+/// enforce their limits through it, so they refuse the same responses.
+public struct ResponseBodyLimit: Sendable {
+    /// Bodies up to this size pass the ratio check whatever their compression.
+    static let ratioFloor: Int64 = 1 << 20
 
-        /// The most bytes (decoded) the body may have.
-        let maximum: Int64
-        let failure: LimitExceeded
-        let ratio: Int64
-        /// For a compressed body of known size: the decoded bytes allowed. Looked up once the body
-        /// passes ``ratioFloor``, so small responses never pay for the header lookup.
-        private var ratioMaximum: Int64??
+    /// The most bytes (decoded) the body may have.
+    public let maximum: Int64
+    /// The limit reported when ``maximum`` is crossed.
+    public let failure: LimitExceeded
+    let ratio: Int64
+    /// For a compressed body of known size: the decoded bytes allowed. Looked up once the body
+    /// passes ``ratioFloor``, so small responses never pay for the header lookup.
+    private var ratioMaximum: Int64??
 
-        init(toFile: Bool, limits: Limits) {
-            maximum = toFile ? limits.maxDownloadBytes : limits.maxResponseBytes
-            failure = toFile ? .downloadBody(limit: maximum) : .responseBody(limit: maximum)
-            ratio = limits.maxDecompressionRatio
-        }
-
-        /// A streamed body: no total (its backlog is bounded instead), the ratio as for any body.
-        init(streaming limits: Limits) {
-            maximum = .max
-            failure = .responseBody(limit: .max)
-            ratio = limits.maxDecompressionRatio
-        }
-
-        /// The limit crossed by a body of `received` bytes so far, if any.
-        mutating func crossed(by received: Int64, response: URLResponse?) -> LimitExceeded? {
-            if received > maximum { return failure }
-            guard received > Self.ratioFloor else { return nil }
-            if ratioMaximum == nil { ratioMaximum = .some(Self.ratioMaximum(of: response, ratio: ratio)) }
-            if let allowed = ratioMaximum ?? nil, received > allowed { return .decompressionRatio(limit: ratio) }
-            return nil
-        }
-
-        private static func ratioMaximum(of response: URLResponse?, ratio: Int64) -> Int64? {
-            guard let http = response as? HTTPURLResponse, http.expectedContentLength >= 0 else { return nil }
-            let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
-            guard !encoding.isEmpty, encoding != "identity" else { return nil }
-            let (product, overflow) = http.expectedContentLength.multipliedReportingOverflow(by: max(1, ratio))
-            return max(overflow ? Int64.max : product, ratioFloor)
+    /// The limit for the body of `transfer`'s response: kept in memory or written to its file.
+    public init(for transfer: Transfer) {
+        if case .file = transfer.destination {
+            self.init(toFile: true, limits: transfer.limits)
+        } else {
+            self.init(toFile: false, limits: transfer.limits)
         }
     }
+
+    init(toFile: Bool, limits: Limits) {
+        maximum = toFile ? limits.maxDownloadBytes : limits.maxResponseBytes
+        failure = toFile ? .downloadBody(limit: maximum) : .responseBody(limit: maximum)
+        ratio = limits.maxDecompressionRatio
+    }
+
+    /// A streamed body: no total (its backlog is bounded instead), the ratio as for any body.
+    public init(streaming limits: Limits) {
+        maximum = .max
+        failure = .responseBody(limit: .max)
+        ratio = limits.maxDecompressionRatio
+    }
+
+    /// The limit a body announced by `response` (`Content-Length`) would cross, so it fails
+    /// before it is read. For a compressed body the announced size is the compressed one, which
+    /// the decoded body does not undercut.
+    public func announcedCrossing(_ response: URLResponse?) -> LimitExceeded? {
+        (response?.expectedContentLength ?? -1) > maximum ? failure : nil
+    }
+
+    /// The limit crossed by a body of `received` decoded bytes so far, if any.
+    /// - Parameters:
+    ///   - received: The decoded bytes received so far.
+    ///   - response: The response head (its `Content-Length` and `Content-Encoding`).
+    public mutating func crossed(by received: Int64, response: URLResponse?) -> LimitExceeded? {
+        if received > maximum { return failure }
+        guard received > Self.ratioFloor else { return nil }
+        if ratioMaximum == nil { ratioMaximum = .some(Self.ratioMaximum(of: response, ratio: ratio)) }
+        if let allowed = ratioMaximum ?? nil, received > allowed { return .decompressionRatio(limit: ratio) }
+        return nil
+    }
+
+    private static func ratioMaximum(of response: URLResponse?, ratio: Int64) -> Int64? {
+        guard let http = response as? HTTPURLResponse, http.expectedContentLength >= 0 else { return nil }
+        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
+        guard !encoding.isEmpty, encoding != "identity" else { return nil }
+        let (product, overflow) = http.expectedContentLength.multipliedReportingOverflow(by: max(1, ratio))
+        return max(overflow ? Int64.max : product, ratioFloor)
+    }
+}
+
+extension SessionRouter {
+    typealias BodyLimit = ResponseBodyLimit
 }

@@ -176,14 +176,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 if entry.bodyLimit == nil {
                     let limit = BodyLimit(toFile: entry.file != nil, limits: entry.limits)
-                    // A body announced larger than allowed fails before it is read. (For a
-                    // compressed body the announced size is the compressed one, which the decoded
-                    // body does not undercut.)
-                    let announced = dataTask.response?.expectedContentLength ?? -1
-                    if announced > limit.maximum {
-                        Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(limit.failure))
+                    // A body announced larger than allowed fails before it is read.
+                    if let crossed = limit.announcedCrossing(dataTask.response) {
+                        Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
+                    let announced = dataTask.response?.expectedContentLength ?? -1
                     if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
                     entry.bodyLimit = limit
                 }

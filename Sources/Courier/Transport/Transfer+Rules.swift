@@ -1,0 +1,78 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Courier's rules for what goes on the wire, for transports that send and redirect themselves.
+extension Transfer {
+    /// Checks that the request may be sent: its URL has an allowed scheme
+    /// (``Limits/allowedSchemes``) and, for http and https, a host. Call it before every hop,
+    /// redirects included.
+    /// - Throws: ``CourierError/schemeNotAllowed(_:)`` or ``CourierError/requestMapping(_:)``.
+    public func checkDestination() throws(CourierError) {
+        try RequestValidation.validateDestination(request.url, limits: limits)
+    }
+
+    /// For a file body, its size, checked as ``URLSessionTransport`` checks it: a regular, readable
+    /// file whose size is real (a FIFO, a device, a directory or a `/proc` file is refused).
+    /// `nil` for a body in the request. Send exactly this many bytes, and fail with
+    /// ``FileBodyFailure/sizeChanged(_:expected:actual:)`` if the file turns out to hold another
+    /// number while it is read.
+    public func fileBodySize() throws(FileBodyFailure) -> UInt64? {
+        guard case .file(let url) = body else { return nil }
+        return try FileBody.regularFileSize(url)
+    }
+
+    /// The transfer that follows a redirect, by the rules ``URLSessionTransport`` applies:
+    ///
+    /// - 301, 302, 303, 307 and 308 with a `Location` are followed (an empty `Location` is the same
+    ///   URL, RFC 3986 §5.2); other statuses are answers.
+    /// - 307 and 308 repeat the method and the body, a file body included (RFC 9110 §15.4.8);
+    ///   303 becomes `GET` (but `HEAD` stays), and so does a `POST` answered with 301 or 302.
+    ///   A request that becomes `GET` loses its body and its `Content-Type` and `Content-Length`.
+    /// - A hop to another origin (scheme, host or port) drops `Authorization`,
+    ///   `Proxy-Authorization` and `Cookie`.
+    /// - Only allowed schemes are followed, and at most ``Limits/maxRedirects`` hops.
+    ///
+    /// - Parameters:
+    ///   - response: The response head that may be a redirect.
+    ///   - redirects: The redirects this exchange followed before `response`.
+    /// - Returns: The next hop, or `nil` when `response` is the answer.
+    /// - Throws: ``CourierError/schemeNotAllowed(_:)`` for a hop to a scheme not allowed, and
+    ///   ``CourierError/underlying(_:_:)`` with `URLError(.httpTooManyRedirects)` past the limit.
+    public func following(redirect response: HTTPURLResponse, redirects: Int) throws(CourierError) -> Transfer? {
+        let status = response.statusCode
+        guard [301, 302, 303, 307, 308].contains(status),
+            let location = response.value(forHTTPHeaderField: "Location"),
+            let from = request.url
+        else { return nil }
+        guard let target = location.isEmpty ? from : URL(string: location, relativeTo: from)?.absoluteURL else {
+            throw .underlying(URLError(.badServerResponse), nil)
+        }
+        guard limits.allows(target) else { throw .schemeNotAllowed(target) }
+        guard redirects < limits.maxRedirects else { throw .underlying(URLError(.httpTooManyRedirects), nil) }
+        var next = self
+        var nextRequest = request
+        nextRequest.url = target
+        let method = (request.httpMethod ?? "GET").uppercased()
+        let becomesGet = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        if becomesGet {
+            nextRequest.httpMethod = "GET"
+            nextRequest.httpBody = nil
+            nextRequest.setValue(nil, forHTTPHeaderField: "Content-Type")
+            nextRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            next.body = .inRequest
+        }
+        next.request = Redirects.strippingCredentials(nextRequest, from: from)
+        return next
+    }
+}
+
+extension Limits {
+    /// Whether `url` uses an allowed scheme (``allowedSchemes``).
+    public func allows(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme?.lowercased() else { return false }
+        return allowedSchemes.contains(scheme)
+    }
+}

@@ -1,0 +1,171 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The servers the conformance checks talk to, on loopback: an
+/// [httpbin](https://github.com/postmanlabs/httpbin) and Courier's fault server
+/// (`scripts/fault_server.py`), as `scripts/test` starts them.
+public struct ConformanceServers: Sendable {
+    /// The httpbin server's base URL.
+    public var httpbin: URL
+    /// The fault server's base URL.
+    public var fault: URL
+
+    /// Names the servers.
+    public init(httpbin: URL, fault: URL) {
+        self.httpbin = httpbin
+        self.fault = fault
+    }
+
+    /// The servers named by `COURIER_HTTPBIN_URL` and `COURIER_FAULT_URL` (set by
+    /// `scripts/test`), or `nil` when either is missing.
+    public static var fromEnvironment: ConformanceServers? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let httpbin = environment["COURIER_HTTPBIN_URL"].flatMap(URL.init(string:)),
+            let fault = environment["COURIER_FAULT_URL"].flatMap(URL.init(string:))
+        else { return nil }
+        return ConformanceServers(httpbin: httpbin, fault: fault)
+    }
+}
+
+/// The behaviour every Courier ``Courier/Transport`` must have, as checks any transport can run:
+/// requests and bodies, uploads from files and downloads to files, progress, redirects by
+/// Courier's rules, limits and decompression, streamed responses, cancellation and deadlines,
+/// hostile server responses, cookies. `URLSessionTransport` and `AsyncHTTPClientTransport` both
+/// pass it; a transport of your own should too.
+///
+/// Run it from a test target as one parameterized Swift Testing test, against the servers
+/// `scripts/test` starts:
+///
+/// ```swift
+/// import CourierTransportConformance
+/// import Testing
+///
+/// @Suite(.enabled(if: ConformanceServers.fromEnvironment != nil, "needs scripts/test's servers"))
+/// struct MyTransportConformance {
+///     @Test(arguments: TransportConformance.checks)
+///     func conforms(_ check: TransportConformance.Check) async throws {
+///         try await check.run(on: MyTransport(), servers: #require(ConformanceServers.fromEnvironment))
+///     }
+/// }
+/// ```
+///
+/// Each check makes its own ``Courier/Provider`` on the transport, records failures through
+/// Swift Testing (`#expect`), and removes every file it made.
+public enum TransportConformance {
+    /// One check of the suite.
+    public struct Check: Sendable, CustomTestStringConvertible {
+        /// What it checks, as the test case's name.
+        public let name: String
+        let body: @Sendable (Context) async throws -> Void
+
+        init(_ name: String, _ body: @escaping @Sendable (Context) async throws -> Void) {
+            self.name = name
+            self.body = body
+        }
+
+        public var testDescription: String { name }
+
+        /// Runs the check on `transport`.
+        /// - Parameters:
+        ///   - transport: The transport under test.
+        ///   - servers: The servers to talk to.
+        public func run(on transport: any Transport, servers: ConformanceServers) async throws {
+            try await body(Context(transport: transport, servers: servers))
+        }
+    }
+
+    /// Every check.
+    public static var checks: [Check] {
+        requestChecks + transferChecks + redirectChecks + limitChecks + streamChecks + cancellationChecks
+            + faultChecks
+    }
+}
+
+/// What a check works with.
+struct Context: Sendable {
+    let transport: any Transport
+    let servers: ConformanceServers
+
+    /// A provider on the transport under test.
+    func provider(limits: Limits = .default) -> Provider<Conformance> {
+        Provider<Conformance>(transport: transport, limits: limits)
+    }
+
+    func bin(
+        _ path: String, method: HTTPMethod = .get, task: HTTPTask = .plain, headers: [String: String] = [:],
+        timeout: Duration = .seconds(60)
+    ) -> Conformance {
+        Conformance(
+            baseURL: servers.httpbin, path: path, method: method, task: task, headers: headers, timeout: timeout)
+    }
+
+    func fault(
+        _ path: String, method: HTTPMethod = .get, task: HTTPTask = .plain, headers: [String: String] = [:],
+        timeout: Duration = .seconds(60)
+    ) -> Conformance {
+        Conformance(
+            baseURL: servers.fault, path: path, method: method, task: task, headers: headers, timeout: timeout)
+    }
+}
+
+/// The conformance checks' target: any path on either server.
+struct Conformance: TargetType {
+    var baseURL: URL
+    var path: String
+    var method: HTTPMethod = .get
+    var task: HTTPTask = .plain
+    var headers: [String: String] = [:]
+    var timeout: Duration? = .seconds(60)
+}
+
+/// A folder of the check's own, removed with everything in it (it made all of it).
+struct ScratchFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "CourierConformance-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// A file of `size` bytes of printable text, made here.
+    func file(named name: String, size: Int) throws -> URL {
+        let file = url.appendingPathComponent(name)
+        let pattern = Array("0123456789abcdefghijklmnopqrstuvwxyz\n".utf8)
+        var data = Data(capacity: size)
+        while data.count < size { data.append(contentsOf: pattern.prefix(size - data.count)) }
+        try data.write(to: file)
+        return file
+    }
+
+    var contents: [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+    }
+}
+
+/// httpbin's echo of a request.
+struct Echo: Decodable {
+    var method: String?
+    var data: String?
+    var headers: [String: String]
+    var args: [String: String]?
+    var form: [String: String]?
+    var files: [String: String]?
+    var url: String?
+}
+
+/// The fault server's echo of a request (`/echo`).
+struct FaultEcho: Decodable {
+    var method: String
+    var body: String
+    var headers: [String: String]
+}
