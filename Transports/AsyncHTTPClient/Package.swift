@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Courier on AsyncHTTPClient: a companion package, so the root package keeps zero dependencies.
+// It depends on the root by path while both live in one repository.
+let package = Package(
+    name: "CourierAsyncHTTPClient",
+    platforms: [
+        .macOS(.v13),
+        .iOS(.v16),
+        .tvOS(.v16),
+        .watchOS(.v9),
+    ],
+    products: [
+        .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"])
+    ],
+    dependencies: [
+        .package(name: "Courier", path: "../.."),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // zlib, for decoding gzip and deflate bodies under Courier's limits (AsyncHTTPClient's own
+        // decompression has no floor below which small bodies always pass).
+        .systemLibrary(name: "CCourierZlib", path: "Sources/CCourierZlib"),
+        .target(
+            name: "CourierAsyncHTTPClient",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "CCourierZlib",
+            ]
+        ),
+        .testTarget(
+            name: "CourierAsyncHTTPClientTests",
+            dependencies: [
+                "CourierAsyncHTTPClient",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTransportConformance", package: "Courier"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,183 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A Courier ``Courier/Transport`` on [AsyncHTTPClient](https://github.com/swift-server/async-http-client):
+/// SwiftNIO's HTTP client, for servers and command-line tools on Linux, where it sends several
+/// times the requests per second of FoundationNetworking's `URLSession` at a fraction of the CPU.
+///
+/// ```swift
+/// let provider = Provider<GitHub>(transport: AsyncHTTPClientTransport())
+/// ```
+///
+/// It behaves as ``Courier/URLSessionTransport`` does, and the same conformance suite
+/// (`CourierTransportConformance`) holds both to it: bodies from memory and from files streamed
+/// from disk, downloads streamed to disk, progress both ways, streamed responses, cancellation
+/// that closes the connection, redirects by Courier's rules
+/// (``Courier/Transfer/following(redirect:redirects:)``), gzip and deflate bodies decoded under
+/// ``Courier/Limits``, and no cookies stored or sent. Where they differ, it is documented here:
+///
+/// - Errors from the network are `URLError`s with the closest code (the AsyncHTTPClient or
+///   SwiftNIO error under `NSUnderlyingErrorKey`); `URLSession`'s codes come from libcurl on
+///   Linux and are not always the same for the same fault.
+/// - A slow download waits for the disk without reading from the socket (real backpressure);
+///   nothing else in the process waits with it.
+/// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
+///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
+///   (``Courier/TargetType/timeout``) work the same on both transports.
+public struct AsyncHTTPClientTransport: Transport {
+    /// The client requests run on.
+    public let client: HTTPClient
+    /// The `User-Agent` sent when a request has none; `nil` sends none.
+    public let userAgent: String?
+
+    /// The client a transport uses unless given one: made once per process on SwiftNIO's shared
+    /// event loops with ``clientConfiguration()``, never shut down (like `HTTPClient.shared`), so
+    /// nobody has to shut anything down.
+    public static let sharedClient = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: clientConfiguration())
+
+    /// The `User-Agent` sent by default.
+    public static let defaultUserAgent = "Courier (AsyncHTTPClient)"
+
+    /// A client configuration Courier's rules work with: redirects **not** followed by the client
+    /// (the transport follows them itself, by Courier's rules), decompression off (the transport
+    /// decodes under Courier's limits), 60 s to connect and between reads. Build a client of your
+    /// own from it to change the rest (TLS, proxy, pool); a client that follows redirects or
+    /// decompresses itself bypasses Courier's redirect rules and decompression limits.
+    public static func clientConfiguration() -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(60), read: .seconds(60)),
+            decompression: .disabled)
+        // A connection that cannot be made fails the requests waiting for it at once, as with
+        // URLSession, instead of being retried until their deadline (Courier's retry policy
+        // decides about retries).
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
+    ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
+    public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent) {
+        self.client = client
+        self.userAgent = userAgent
+    }
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        try await send(Transfer(request: request))
+    }
+
+    /// Runs a transfer, streaming both ways: a file body is read from disk as it is sent, a file
+    /// destination is written as the response arrives (the socket is read no faster than the
+    /// disk writes), and progress is reported as bytes move. On failure or cancellation a partly
+    /// written destination file is removed. Limits hold while the body arrives.
+    public func send(_ transfer: Transfer) async throws -> Response {
+        let exchange = try await open(transfer)
+        switch transfer.destination {
+        case .memory: return try await exchange.collect()
+        case .file(let url): return try await exchange.download(to: url)
+        }
+    }
+
+    /// Runs a transfer and returns as soon as the response head arrives; the body follows in the
+    /// returned ``Courier/StreamedResponse/body``. The body's reader going away (or its task being
+    /// cancelled) cancels the request and closes its connection.
+    public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        var transfer = transfer
+        transfer.destination = .memory
+        return try await open(transfer).stream()
+    }
+
+    /// Sends the transfer and follows redirects by Courier's rules, up to the answer's head.
+    private func open(_ transfer: Transfer) async throws -> Exchange {
+        var current = transfer
+        var redirects = 0
+        while true {
+            try Task.checkCancellation()
+            try current.checkDestination()
+            let request = try makeRequest(current)
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, deadline: .distantFuture)
+            } catch {
+                throw ErrorMapping.normalize(error)
+            }
+            let responseStart = current.elapsed?()
+            let head = try Self.head(of: response, url: current.request.url)
+            guard let next = try current.following(redirect: head, redirects: redirects) else {
+                return Exchange(
+                    transfer: current, response: response, head: head, redirects: redirects,
+                    responseStart: responseStart)
+            }
+            // The redirect's own body is not wanted: a little is read so the connection can be
+            // used again; more, and the connection is closed instead.
+            _ = try? await response.body.collect(upTo: 64 << 10)
+            redirects += 1
+            current = next
+        }
+    }
+
+    /// The AsyncHTTPClient request for a transfer's request, with its body.
+    private func makeRequest(_ transfer: Transfer) throws -> HTTPClientRequest {
+        // checkDestination has made sure there is a URL.
+        var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
+        request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
+        var hasUserAgent = false
+        var hasAcceptEncoding = false
+        for (name, value) in transfer.request.allHTTPHeaderFields ?? [:] {
+            switch name.lowercased() {
+            // The body decides these (as URLSession does).
+            case "content-length", "transfer-encoding": continue
+            case "user-agent": hasUserAgent = true
+            case "accept-encoding": hasAcceptEncoding = true
+            default: break
+            }
+            request.headers.add(name: name, value: value)
+        }
+        if !hasUserAgent, let userAgent { request.headers.add(name: "User-Agent", value: userAgent) }
+        if !hasAcceptEncoding { request.headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
+        let progress = transfer.progress
+        if let size = try transfer.fileBodySize(), case .file(let url) = transfer.body {
+            request.body = .stream(FileChunks(url: url, size: size, progress: progress), length: .known(Int64(size)))
+        } else if let data = transfer.request.httpBody, !data.isEmpty {
+            if let progress {
+                request.body = .stream(DataChunks(data: data, progress: progress), length: .known(Int64(data.count)))
+            } else {
+                request.body = .bytes(ByteBuffer(bytes: data))
+            }
+        }
+        return request
+    }
+
+    /// The response head as Foundation's `HTTPURLResponse`: repeated header fields joined with
+    /// ", " under the first spelling of their name, as URLSession does.
+    static func head(of response: HTTPClientResponse, url: URL?) throws -> HTTPURLResponse {
+        var fields: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for (name, value) in response.headers {
+            let key = name.lowercased()
+            if let existing = spelling[key] {
+                fields[existing, default: ""] += ", " + value
+            } else {
+                spelling[key] = name
+                fields[name] = value
+            }
+        }
+        let version = response.version.major >= 2 ? "HTTP/2" : "HTTP/1.1"
+        guard
+            let url,
+            let head = HTTPURLResponse(
+                url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields)
+        else { throw URLError(.badServerResponse) }
+        return head
+    }
+}

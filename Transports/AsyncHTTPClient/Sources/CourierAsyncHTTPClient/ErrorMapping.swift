@@ -1,0 +1,58 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// AsyncHTTPClient's and SwiftNIO's errors as the `URLError` a Courier user already handles
+/// (`URLSessionTransport` reports those), the original kept under `NSUnderlyingErrorKey`.
+enum ErrorMapping {
+    static func normalize(_ error: any Error) -> any Error {
+        switch error {
+        case is CourierError, is URLError, is CancellationError, is FileBodyFailure, is CocoaError:
+            return error
+        default:
+            break
+        }
+        if let error = error as? HTTPClientError, error == .cancelled || error == .requestStreamCancelled {
+            return CancellationError()
+        }
+        guard let code = code(for: error) else { return error }
+        return URLError(code, userInfo: [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: "\(error)"])
+    }
+
+    private static func code(for error: any Error) -> URLError.Code? {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .remoteConnectionClosed, .uncleanShutdown, .bodyLengthMismatch: return .networkConnectionLost
+            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+                .getConnectionFromPoolTimeout:
+                return .timedOut
+            case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: return .badURL
+            default: return .unknown
+            }
+        }
+        if error is HTTPParserError { return .badServerResponse }
+        if error is NIOConnectionError { return .cannotConnectToHost }
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return .cannotConnectToHost
+            case ECONNRESET, EPIPE: return .networkConnectionLost
+            default: return .unknown
+            }
+        }
+        if let error = error as? ChannelError {
+            switch error {
+            case .connectTimeout: return .timedOut
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return .networkConnectionLost
+            default: return .unknown
+            }
+        }
+        return nil
+    }
+}

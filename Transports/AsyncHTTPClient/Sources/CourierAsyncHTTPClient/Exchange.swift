@@ -1,0 +1,137 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOPosix
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One answered request: the head is here, the body is still on the wire. It is read once, in
+/// one of three ways: into memory, into a file, or handed over as a stream.
+struct Exchange: Sendable {
+    let transfer: Transfer
+    let response: HTTPClientResponse
+    let head: HTTPURLResponse
+    let redirects: Int
+    let responseStart: Duration?
+
+    private var bytesSent: Int64 {
+        if case .file = transfer.body { return Int64((try? transfer.fileBodySize()) ?? 0) }
+        return Int64(transfer.request.httpBody?.count ?? 0)
+    }
+
+    private func metrics(received: Int64) -> TransferMetrics {
+        TransferMetrics(
+            bytesSent: bytesSent, bytesReceived: received, redirects: redirects, responseStart: responseStart)
+    }
+
+    private func response(data: Data, fileURL: URL? = nil, received: Int64) -> Response {
+        Response(
+            statusCode: head.statusCode, data: data, request: transfer.request, response: head, fileURL: fileURL,
+            transferMetrics: metrics(received: received))
+    }
+
+    /// The body's length as progress reports it: `Content-Length`, unless the body is encoded.
+    private var expectedLength: Int64? {
+        guard head.expectedContentLength >= 0 else { return nil }
+        let encoding = head.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
+        return encoding.isEmpty || encoding == "identity" ? head.expectedContentLength : nil
+    }
+
+    /// Reads the body, decoding it and counting it against `limit`; `piece` gets the decoded
+    /// bytes of each network chunk. Stops when `piece` returns `false`.
+    private func read(
+        limit: ResponseBodyLimit, _ piece: (Data, _ received: Int64) async throws -> Bool
+    ) async throws -> Int64 {
+        var limit = limit
+        let inflater = Inflater(contentEncoding: head.value(forHTTPHeaderField: "Content-Encoding"))
+        var received: Int64 = 0
+        var started = false
+        do {
+            for try await buffer in response.body {
+                var decoded = Data()
+                if let inflater {
+                    try buffer.withUnsafeReadableBytes { bytes in
+                        try inflater.decode(bytes) { part in
+                            received += Int64(part.count)
+                            if let crossed = limit.crossed(by: received, response: head) {
+                                throw CourierError.limitExceeded(crossed)
+                            }
+                            decoded.append(part)
+                        }
+                    }
+                } else {
+                    decoded = buffer.withUnsafeReadableBytes { Data($0) }
+                    received += Int64(decoded.count)
+                    if let crossed = limit.crossed(by: received, response: head) {
+                        throw CourierError.limitExceeded(crossed)
+                    }
+                }
+                if !started, received > 0 {
+                    started = true
+                    transfer.progress?(.responseStarted(expectedLength: expectedLength))
+                }
+                guard try await piece(decoded, received) else { return received }
+                if !decoded.isEmpty { transfer.progress?(.received(bytes: received)) }
+            }
+        } catch {
+            throw ErrorMapping.normalize(error)
+        }
+        // A compressed body that stops before its end is cut short.
+        if let inflater, !inflater.ended, received > 0 || head.expectedContentLength != 0 {
+            throw URLError(.cannotDecodeContentData)
+        }
+        return received
+    }
+
+    /// The whole body in memory.
+    func collect() async throws -> Response {
+        let limit = ResponseBodyLimit(for: transfer)
+        if let crossed = limit.announcedCrossing(head) { throw CourierError.limitExceeded(crossed) }
+        var data = Data()
+        if let expectedLength, expectedLength > 0 { data.reserveCapacity(Int(expectedLength)) }
+        let received = try await read(limit: limit) { piece, _ in
+            data.append(piece)
+            return true
+        }
+        return response(data: data, received: received)
+    }
+
+    /// The body written to `url` (created, or truncated), the socket read no faster than the disk
+    /// writes. The file is removed if the transfer fails.
+    func download(to url: URL) async throws -> Response {
+        let limit = ResponseBodyLimit(for: transfer)
+        if let crossed = limit.announcedCrossing(head) { throw CourierError.limitExceeded(crossed) }
+        let file = try await DestinationFile.create(url)
+        do {
+            let received = try await read(limit: limit) { piece, _ in
+                if !piece.isEmpty { try await file.write(piece) }
+                return true
+            }
+            return response(data: Data(), fileURL: url, received: received)
+        } catch {
+            await file.remove()
+            throw error
+        }
+    }
+
+    /// The body as a ``ResponseBody``, read by a task of its own, which its reader going away
+    /// cancels (closing the connection).
+    func stream() -> StreamedResponse {
+        let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
+        let pump = Task {
+            do {
+                _ = try await read(limit: ResponseBodyLimit(streaming: transfer.limits)) { piece, _ in
+                    piece.isEmpty || writer.write(piece)
+                }
+                writer.finish()
+            } catch {
+                writer.finish(throwing: error)
+            }
+        }
+        writer.onTermination { pump.cancel() }
+        return StreamedResponse(head: response(data: Data(), received: 0), body: body)
+    }
+}

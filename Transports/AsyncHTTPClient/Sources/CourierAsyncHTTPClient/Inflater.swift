@@ -1,0 +1,96 @@
+import CCourierZlib
+import Foundation
+
+/// Decodes a `gzip` or `deflate` body as it arrives, in pieces of at most ``pieceSize`` bytes, so
+/// the caller can count the decoded bytes against Courier's limits before the next piece is made
+/// (a decompression bomb is stopped after a piece, not after it has been inflated whole).
+///
+/// Used by one task at a time; not `Sendable`.
+final class Inflater {
+    /// The largest piece of decoded bytes handed over at once.
+    static let pieceSize = 64 << 10
+
+    private let stream: UnsafeMutablePointer<z_stream>
+    private var initialized = false
+    /// `deflate` bodies are zlib-wrapped by the standard, raw by some servers: the first failure
+    /// on a body's first bytes retries them as raw deflate.
+    private var mayRetryRaw: Bool
+    private var producedAny = false
+    private(set) var ended = false
+
+    /// An inflater for a body with this `Content-Encoding`, or `nil` when it is not one Courier
+    /// decodes (`identity`, absent, or unknown: handed over as it came, as URLSession does).
+    init?(contentEncoding: String?) {
+        let encoding = (contentEncoding ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        let windowBits: Int32
+        switch encoding {
+        case "gzip", "x-gzip": windowBits = 15 + 16
+        case "deflate": windowBits = 15
+        default: return nil
+        }
+        mayRetryRaw = windowBits == 15
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        guard courier_inflate_init(stream, windowBits) == Z_OK else {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+            return nil
+        }
+        initialized = true
+    }
+
+    deinit {
+        if initialized { inflateEnd(stream) }
+        stream.deinitialize(count: 1)
+        stream.deallocate()
+    }
+
+    /// Decodes `input`, handing each decoded piece to `piece` in order. Bytes after the end of the
+    /// compressed stream are ignored.
+    /// - Throws: `URLError(.cannotDecodeContentData)` for a body that is not valid, or what `piece`
+    ///   throws.
+    func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
+        guard !ended, let base = input.baseAddress, !input.isEmpty else { return }
+        var output = Data(count: Self.pieceSize)
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+        stream.pointee.avail_in = uInt(input.count)
+        defer {
+            stream.pointee.next_in = nil
+            stream.pointee.avail_in = 0
+        }
+        while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 {
+            let (status, produced) = output.withUnsafeMutableBytes { buffer -> (Int32, Int) in
+                stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = uInt(buffer.count)
+                let status = inflate(stream, Z_NO_FLUSH)
+                return (status, buffer.count - Int(stream.pointee.avail_out))
+            }
+            if status == Z_DATA_ERROR, mayRetryRaw, !producedAny {
+                // Raw deflate after all: start again on the same bytes.
+                mayRetryRaw = false
+                inflateEnd(stream)
+                initialized = false
+                stream.pointee = z_stream()
+                guard courier_inflate_init(stream, -15) == Z_OK else { throw URLError(.cannotDecodeContentData) }
+                initialized = true
+                stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+                stream.pointee.avail_in = uInt(input.count)
+                continue
+            }
+            guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && produced == 0) else {
+                throw URLError(.cannotDecodeContentData)
+            }
+            if produced > 0 {
+                producedAny = true
+                mayRetryRaw = false
+                try piece(output.prefix(produced))
+            }
+            if status == Z_STREAM_END {
+                ended = true
+                return
+            }
+            if status == Z_BUF_ERROR { return }
+            if produced < Self.pieceSize, stream.pointee.avail_in == 0 { return }
+        }
+    }
+}
