@@ -1,13 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Measurements of Courier against raw URLSession. A package of its own, depending on the root by
+// Measurements of Courier against raw URLSession and raw AsyncHTTPClient. A package of its own, depending on the root by
 // path, so the root package never gains a dependency.
 let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Courier", path: ".."),
+        .package(name: "CourierAsyncHTTPClient", path: "../Transports/AsyncHTTPClient"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -32,14 +35,30 @@ let package = Package(
                 "BenchmarkSupport", "HeapStatistics",
             ]
         ),
+        // Both transports next to the raw clients they wrap, each client measured alone in rotating
+        // blocks, with an A/A control (run by scripts/bench).
+        .executableTarget(
+            name: "TransportBench",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "CourierAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                "BenchmarkSupport",
+            ]
+        ),
         // The plugins and helpers the benchmarks share.
         .target(name: "BenchmarkSupport", dependencies: [.product(name: "Courier", package: "Courier")]),
         // The allocator's count of bytes in use (mallinfo2 / malloc_zone_statistics), for LoadCheck.
         .target(name: "HeapStatistics"),
-        // Peak memory of 1 GiB uploads, multipart bodies and downloads (run by scripts/large-transfers).
+        // Peak memory of 1 GiB uploads, multipart bodies, downloads and streams on both transports
+        // (run by scripts/large-transfers).
         .executableTarget(
             name: "TransferCheck",
-            dependencies: [.product(name: "Courier", package: "Courier")]
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "CourierAsyncHTTPClient"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

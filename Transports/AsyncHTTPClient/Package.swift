@@ -38,7 +38,11 @@ let package = Package(
             name: "CourierAsyncHTTPClientTests",
             dependencies: [
                 "CourierAsyncHTTPClient",
+                "CCourierZlib",
                 .product(name: "Courier", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "CourierTransportConformance", package: "Courier"),
             ]
         ),

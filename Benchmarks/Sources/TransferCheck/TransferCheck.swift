@@ -3,10 +3,12 @@
 //   TransferCheck SCENARIO BASE_URL BYTES
 //
 // Scenarios: courier-upload-file, courier-multipart, courier-download, courier-download-neighbour,
-// courier-stream-slow, raw-upload-file, raw-download. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB,
+// courier-stream-slow, raw-upload-file, raw-download; each courier-NAME also as ahc-NAME, the same
+// on AsyncHTTPClientTransport. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB,
 // and for courier-download-neighbour also NEIGHBOUR_REQUESTS NEIGHBOUR_P50_MS
 // NEIGHBOUR_P90_MS NEIGHBOUR_MAX_MS OUTCOME.
 import Courier
+import CourierAsyncHTTPClient
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -75,13 +77,17 @@ struct TransferCheck {
         guard arguments.count == 4, let base = URL(string: arguments[2]), let size = Int64(arguments[3]) else {
             throw Failure.usage
         }
-        let scenario = arguments[1]
+        let name = arguments[1]
+        // ahc-NAME: courier-NAME on AsyncHTTPClientTransport.
+        let onAHC = name.hasPrefix("ahc-")
+        let scenario = onAHC ? "courier-" + name.dropFirst(4) : name
+        let transport: any Transport = onAHC ? AsyncHTTPClientTransport() : URLSessionTransport()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent(
             "courier-transfer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 
-        let provider = Provider<Sink>()
+        let provider = Provider<Sink>(transport: transport)
         let started = ContinuousClock.now
         switch scenario {
         case "courier-upload-file":
@@ -115,7 +121,7 @@ struct TransferCheck {
             // courier-download-*).
             let folder = work
             let neighbour = Task { () -> [Double] in
-                let other = Provider<Sink>()
+                let other = Provider<Sink>(transport: onAHC ? AsyncHTTPClientTransport() : URLSessionTransport())
                 var latencies: [Double] = []
                 // Bounded: at most 100,000 requests, whatever happens to the download.
                 while !Task.isCancelled, latencies.count < 100_000 {
@@ -145,7 +151,7 @@ struct TransferCheck {
             let latencies = await neighbour.value.sorted()
             let elapsed = milliseconds(ContinuousClock.now - started) / 1000
             print(
-                scenario, size, String(format: "%.2f", elapsed), String(format: "%.1f", peakResidentMiB()),
+                name, size, String(format: "%.2f", elapsed), String(format: "%.1f", peakResidentMiB()),
                 latencies.count, String(format: "%.2f", latencies.isEmpty ? -1 : latencies[latencies.count / 2]),
                 String(format: "%.2f", latencies.isEmpty ? -1 : latencies[latencies.count * 9 / 10]),
                 String(format: "%.2f", latencies.last ?? -1), outcome)
@@ -192,7 +198,7 @@ struct TransferCheck {
         let seconds =
             Double((ContinuousClock.now - started).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - started).components.seconds)
-        print(scenario, size, String(format: "%.2f", seconds), String(format: "%.1f", peakResidentMiB()))
+        print(name, size, String(format: "%.2f", seconds), String(format: "%.1f", peakResidentMiB()))
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

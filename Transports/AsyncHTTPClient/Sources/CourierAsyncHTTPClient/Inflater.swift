@@ -15,8 +15,14 @@ final class Inflater {
     /// `deflate` bodies are zlib-wrapped by the standard, raw by some servers: the first failure
     /// on a body's first bytes retries them as raw deflate.
     private var mayRetryRaw: Bool
+    /// The first bytes of a `deflate` body, kept to be decoded again as raw deflate: zlib refuses
+    /// a raw stream within its first two bytes (the zlib header it expects), which may have come
+    /// in an earlier call.
+    private var firstBytes = Data()
     private var producedAny = false
     private(set) var ended = false
+    /// Where pieces are inflated; reused (a piece kept by the caller is copied on the next write).
+    private var output = Data(count: pieceSize)
 
     /// An inflater for a body with this `Content-Encoding`, or `nil` when it is not one Courier
     /// decodes (`identity`, absent, or unknown: handed over as it came, as URLSession does).
@@ -51,7 +57,12 @@ final class Inflater {
     ///   throws.
     func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
         guard !ended, let base = input.baseAddress, !input.isEmpty else { return }
-        var output = Data(count: Self.pieceSize)
+        if mayRetryRaw {
+            if firstBytes.count + input.count > 16 {
+                mayRetryRaw = firstBytes.count < 2
+            }
+            if mayRetryRaw { firstBytes.append(contentsOf: input) }
+        }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
         defer {
@@ -66,16 +77,17 @@ final class Inflater {
                 return (status, buffer.count - Int(stream.pointee.avail_out))
             }
             if status == Z_DATA_ERROR, mayRetryRaw, !producedAny {
-                // Raw deflate after all: start again on the same bytes.
+                // Raw deflate after all: start again from the body's first byte.
                 mayRetryRaw = false
                 inflateEnd(stream)
                 initialized = false
                 stream.pointee = z_stream()
                 guard courier_inflate_init(stream, -15) == Z_OK else { throw URLError(.cannotDecodeContentData) }
                 initialized = true
-                stream.pointee.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-                stream.pointee.avail_in = uInt(input.count)
-                continue
+                let again = firstBytes
+                firstBytes = Data()
+                try again.withUnsafeBytes { try decode($0, piece) }
+                return
             }
             guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && produced == 0) else {
                 throw URLError(.cannotDecodeContentData)
@@ -83,6 +95,7 @@ final class Inflater {
             if produced > 0 {
                 producedAny = true
                 mayRetryRaw = false
+                firstBytes = Data()
                 try piece(output.prefix(produced))
             }
             if status == Z_STREAM_END {

@@ -1,0 +1,140 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The rules transports apply through `Transfer` and `ResponseBodyLimit`, checked without a network.
+struct TransportRulesTests {
+    static let origin = URL(string: "https://api.example.com/v1/items?page=2")!
+
+    static func transfer(
+        method: String = "POST", body: Transfer.Body = .inRequest, limits: Limits = .default
+    ) -> Transfer {
+        var request = URLRequest(url: origin)
+        request.httpMethod = method
+        request.httpBody = Data("payload".utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        request.setValue("a=b", forHTTPHeaderField: "Cookie")
+        request.setValue("1", forHTTPHeaderField: "X-Keep")
+        return Transfer(request: request, body: body, limits: limits)
+    }
+
+    static func redirect(_ status: Int, to location: String?) -> HTTPURLResponse {
+        HTTPURLResponse(
+            url: origin, statusCode: status, httpVersion: "HTTP/1.1",
+            headerFields: location.map { ["Location": $0] } ?? [:])!
+    }
+
+    @Test(arguments: [
+        // status, method, expected method, body kept
+        (301, "POST", "POST→GET", false), (302, "POST", "POST→GET", false), (303, "POST", "POST→GET", false),
+        (303, "PUT", "PUT→GET", false), (303, "HEAD", "HEAD→HEAD", true), (301, "PUT", "PUT→PUT", true),
+        (302, "DELETE", "DELETE→DELETE", true), (307, "POST", "POST→POST", true), (308, "PATCH", "PATCH→PATCH", true),
+    ])
+    func methodAndBodyFollowTheStatus(status: Int, method: String, change: String, keepsBody: Bool) throws {
+        let next = try #require(
+            try Self.transfer(method: method).following(redirect: Self.redirect(status, to: "/v2/items"), redirects: 0))
+        #expect("\(method)→\(next.request.httpMethod ?? "")" == change)
+        #expect(next.request.url?.absoluteString == "https://api.example.com/v2/items")
+        #expect((next.request.httpBody != nil) == keepsBody)
+        #expect((next.request.value(forHTTPHeaderField: "Content-Type") != nil) == keepsBody)
+        // Same origin: credentials stay.
+        #expect(next.request.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+    }
+
+    @Test func aFileBodyIsKeptBy307AndDroppedWhenTheRequestBecomesGet() throws {
+        let file = URL(fileURLWithPath: "/tmp/upload.bin")
+        let kept = try #require(
+            try Self.transfer(body: .file(file)).following(redirect: Self.redirect(307, to: "/up"), redirects: 0))
+        #expect(kept.body == .file(file))
+        let dropped = try #require(
+            try Self.transfer(body: .file(file)).following(redirect: Self.redirect(303, to: "/done"), redirects: 0))
+        #expect(dropped.body == .inRequest)
+    }
+
+    @Test(arguments: ["https://other.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"])
+    func anotherOriginLosesTheCredentials(location: String) throws {
+        let next = try #require(try Self.transfer().following(redirect: Self.redirect(307, to: location), redirects: 0))
+        #expect(next.request.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(next.request.value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(next.request.value(forHTTPHeaderField: "X-Keep") == "1")
+    }
+
+    @Test func answersThatAreNotRedirectsAreReturnedAsTheyAre() throws {
+        for (status, location) in [(200, "/x"), (300, "/x"), (304, "/x"), (305, "/x"), (302, nil)] as [(Int, String?)] {
+            #expect(try Self.transfer().following(redirect: Self.redirect(status, to: location), redirects: 0) == nil)
+        }
+    }
+
+    @Test func anEmptyLocationIsTheSameURL() throws {
+        let next = try #require(try Self.transfer().following(redirect: Self.redirect(307, to: ""), redirects: 0))
+        #expect(next.request.url == Self.origin)
+    }
+
+    @Test func theLimitAndTheSchemesAreEnforced() throws {
+        let limits = Limits(maxRedirects: 2)
+        #expect(
+            try Self.transfer(limits: limits).following(redirect: Self.redirect(302, to: "/a"), redirects: 1) != nil)
+        #expect {
+            try Self.transfer(limits: limits).following(redirect: Self.redirect(302, to: "/a"), redirects: 2)
+        } throws: { error in
+            guard case .underlying(let underlying, nil) = error as? CourierError else { return false }
+            return (underlying as? URLError)?.code == .httpTooManyRedirects
+        }
+        for location in ["ftp://api.example.com/x", "file:///etc/passwd"] {
+            #expect {
+                try Self.transfer().following(redirect: Self.redirect(302, to: location), redirects: 0)
+            } throws: { error in
+                guard case .schemeNotAllowed(let url) = error as? CourierError else { return false }
+                return url.absoluteString == location
+            }
+        }
+    }
+
+    @Test func theDestinationIsChecked() throws {
+        try Self.transfer().checkDestination()
+        var transfer = Self.transfer()
+        transfer.request.url = URL(string: "gopher://api.example.com/")
+        #expect(throws: CourierError.self) { try transfer.checkDestination() }
+        transfer.request.url = URL(string: "http:///no-host")
+        #expect(throws: CourierError.self) { try transfer.checkDestination() }
+    }
+
+    @Test func fileBodySizesAreChecked() throws {
+        #expect(try Self.transfer().fileBodySize() == nil)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("body.bin")
+        try Data(repeating: 7, count: 1234).write(to: file)
+        #expect(try Self.transfer(body: .file(file)).fileBodySize() == 1234)
+        #expect(throws: FileBodyFailure.notARegularFile(folder)) {
+            try Self.transfer(body: .file(folder)).fileBodySize()
+        }
+    }
+
+    @Test func bodyLimitsCountDecodedBytes() throws {
+        let head = HTTPURLResponse(
+            url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1",
+            headerFields: ["Content-Length": "10000", "Content-Encoding": "gzip"])!
+        var memory = ResponseBodyLimit(
+            for: Transfer(request: URLRequest(url: Self.origin), limits: Limits(maxResponseBytes: 5000)))
+        #expect(memory.announcedCrossing(head) == .responseBody(limit: 5000))
+        #expect(memory.crossed(by: 5000, response: head) == nil)
+        #expect(memory.crossed(by: 5001, response: head) == .responseBody(limit: 5000))
+        // The ratio applies past 1 MiB: 10,000 compressed bytes may decode to 2,000,000 (×200).
+        var stream = ResponseBodyLimit(streaming: .default)
+        #expect(stream.crossed(by: 1 << 20, response: head) == nil)
+        #expect(stream.crossed(by: 2_000_000, response: head) == nil)
+        #expect(stream.crossed(by: 2_000_001, response: head) == .decompressionRatio(limit: 200))
+        let download = ResponseBodyLimit(
+            for: Transfer(
+                request: URLRequest(url: Self.origin), destination: .file(URL(fileURLWithPath: "/tmp/x")),
+                limits: Limits(maxDownloadBytes: 100)))
+        #expect(download.announcedCrossing(head) == .downloadBody(limit: 100))
+    }
+}
