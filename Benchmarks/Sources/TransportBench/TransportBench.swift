@@ -4,7 +4,8 @@
 //
 // BASE_URL serves /small.json (a small JSON object) and /one.bin (1 MiB). Clients: raw URLSession,
 // a second raw URLSession (the A/A control: the same code measured as another client), Courier on
-// URLSessionTransport, raw AsyncHTTPClient, Courier on AsyncHTTPClientTransport. For every
+// URLSessionTransport, raw AsyncHTTPClient, Courier on AsyncHTTPClientTransport, and each
+// transport called alone (no provider; TRANSPORT_BENCH_CLIENTS picks a subset). For every
 // workload (small JSON, small JSON decoded, 1 MiB) and concurrency (1 and 64 in flight), each pass
 // runs every client alone for one block of requests, in an order that rotates every pass and is
 // reversed every other pass. A client's figure is the median over passes (min–max beside it); a
@@ -42,11 +43,21 @@ struct Item: Decodable, Sendable {
 }
 
 enum Client: String, CaseIterable, Sendable {
-    case rawURLSession = "raw URLSession"
-    case rawURLSessionAA = "raw URLSession (A/A)"
-    case courierURLSession = "Courier/URLSession"
-    case rawAHC = "raw AsyncHTTPClient"
-    case courierAHC = "Courier/AsyncHTTPClient"
+    case rawURLSession
+    case rawURLSessionAA
+    /// The transport alone (`send(_:)`, no provider): splits Courier's cost into the transport's
+    /// and the pipeline's.
+    case transportURLSession
+    case courierURLSession
+    case rawAHC
+    case transportAHC
+    case courierAHC
+
+    /// The clients to measure: TRANSPORT_BENCH_CLIENTS (names, comma-separated), or all.
+    static var selected: [Client] {
+        guard let names = ProcessInfo.processInfo.environment["TRANSPORT_BENCH_CLIENTS"] else { return allCases }
+        return names.split(separator: ",").compactMap { Client(rawValue: String($0)) }
+    }
 }
 
 struct Workload: Sendable {
@@ -105,8 +116,10 @@ enum TransportBench {
         }
         let sessionA = URLSession(configuration: URLSessionTransport.defaultConfiguration())
         let sessionB = URLSession(configuration: URLSessionTransport.defaultConfiguration())
-        let onURLSession = Provider<Endpoint>(transport: URLSessionTransport())
-        let onAHC = Provider<Endpoint>(transport: AsyncHTTPClientTransport())
+        let urlSessionTransport = URLSessionTransport()
+        let ahcTransport = AsyncHTTPClientTransport()
+        let onURLSession = Provider<Endpoint>(transport: urlSessionTransport)
+        let onAHC = Provider<Endpoint>(transport: ahcTransport)
         // The raw side uses the same client (and so the same connection pool) as the transport.
         let client = AsyncHTTPClientTransport.sharedClient
 
@@ -120,6 +133,12 @@ enum TransportBench {
                 return {
                     let (data, _) = try await session.data(for: URLRequest(url: url))
                     if decode { _ = try JSONDecoder().decode(Item.self, from: data) }
+                }
+            case .transportURLSession, .transportAHC:
+                let transport: any Transport = which == .transportURLSession ? urlSessionTransport : ahcTransport
+                return {
+                    let response = try await transport.send(URLRequest(url: url))
+                    if decode { _ = try JSONDecoder().decode(Item.self, from: response.data) }
                 }
             case .courierURLSession, .courierAHC:
                 let provider = which == .courierURLSession ? onURLSession : onAHC
@@ -138,14 +157,16 @@ enum TransportBench {
             }
         }
 
+        let only = ProcessInfo.processInfo.environment["TRANSPORT_BENCH_WORKLOADS"]?.split(separator: ",").map(
+            String.init)
         let workloads = [
             Workload(name: "small", path: "small.json", decode: false, block: (2000, 8000)),
             Workload(name: "small-decode", path: "small.json", decode: true, block: (2000, 8000)),
             Workload(name: "1mib", path: "one.bin", decode: false, block: (150, 600)),
-        ]
+        ].filter { only?.contains($0.name) ?? true }
         // Warm-up: connections open, code paths hot, for every client.
         for workload in workloads {
-            for which in Client.allCases { try await run(8, total: 200, operation(which, workload)) }
+            for which in Client.selected { try await run(8, total: 200, operation(which, workload)) }
         }
 
         for workload in workloads {
@@ -154,7 +175,7 @@ enum TransportBench {
                     20, Int(Double(workers == 1 ? workload.block.sequential : workload.block.concurrent) * scale))
                 var samples: [Client: [Sample]] = [:]
                 for pass in 0..<passes {
-                    var order = Client.allCases
+                    var order = Client.selected
                     order = Array(order[(pass % order.count)...] + order[..<(pass % order.count)])
                     if pass.isMultiple(of: 2) == false { order.reverse() }
                     for which in order {
@@ -181,6 +202,8 @@ enum TransportBench {
         let pairs: [(String, Client, Client)] = [
             ("urlsession", .courierURLSession, .rawURLSession),
             ("ahc", .courierAHC, .rawAHC),
+            ("urlsession-transport-only", .transportURLSession, .rawURLSession),
+            ("ahc-transport-only", .transportAHC, .rawAHC),
             ("aa-control", .rawURLSessionAA, .rawURLSession),
             ("ahc-vs-urlsession-raw", .rawAHC, .rawURLSession),
             ("courier-ahc-vs-urlsession-raw", .courierAHC, .rawURLSession),

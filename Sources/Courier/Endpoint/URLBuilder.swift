@@ -132,17 +132,29 @@ enum URLBuilder {
     /// `\\` as separators (some servers treat a backslash as a slash). Only paths with a `.` pay for
     /// the full check.
     static func containsDotSegment(_ path: Substring) -> Bool {
-        let dot = UInt8(ascii: ".")
-        let percent = UInt8(ascii: "%")
-        guard path.utf8.contains(where: { $0 == dot || $0 == percent }) else { return false }
-        let decoded = String(path).removingPercentEncoding ?? String(path)
-        for text in [String(path), decoded] {
-            for segment in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" })
-            where segment == "." || segment == ".." {
-                return true
+        let hasPercent = path.utf8.contains(UInt8(ascii: "%"))
+        guard hasPercent || path.utf8.contains(UInt8(ascii: ".")) else { return false }
+        if hasDotSegment(path.utf8) { return true }
+        // Foundation's percent-decoding is slow on Linux: only for paths that have a `%`.
+        guard hasPercent, let decoded = String(path).removingPercentEncoding else { return false }
+        return hasDotSegment(decoded.utf8)
+    }
+
+    /// Whether a `/`- or `\`-separated segment of `bytes` is `.` or `..`.
+    private static func hasDotSegment(_ bytes: some Sequence<UInt8>) -> Bool {
+        var length = 0
+        var onlyDots = true
+        for byte in bytes {
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") {
+                if length > 0, length <= 2, onlyDots { return true }
+                length = 0
+                onlyDots = true
+            } else {
+                length += 1
+                if byte != UInt8(ascii: ".") { onlyDots = false }
             }
         }
-        return false
+        return length > 0 && length <= 2 && onlyDots
     }
 
     /// Splits a URL string into the part before the query, the query, and the fragment with its `#`.

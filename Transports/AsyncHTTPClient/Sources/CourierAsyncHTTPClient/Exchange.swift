@@ -16,6 +16,20 @@ struct Exchange: Sendable {
     let head: HTTPURLResponse
     let redirects: Int
     let responseStart: Duration?
+    /// The head's `Content-Encoding`, looked up once (a lookup is a case-insensitive scan).
+    let contentEncoding: String?
+
+    init(
+        transfer: Transfer, response: HTTPClientResponse, head: HTTPURLResponse, redirects: Int,
+        responseStart: Duration?
+    ) {
+        self.transfer = transfer
+        self.response = response
+        self.head = head
+        self.redirects = redirects
+        self.responseStart = responseStart
+        contentEncoding = response.headers.first(name: "Content-Encoding")
+    }
 
     private var bytesSent: Int64 {
         if case .file = transfer.body { return Int64((try? transfer.fileBodySize()) ?? 0) }
@@ -36,7 +50,7 @@ struct Exchange: Sendable {
     /// The body's length as progress reports it: `Content-Length`, unless the body is encoded.
     private var expectedLength: Int64? {
         guard head.expectedContentLength >= 0 else { return nil }
-        let encoding = head.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
+        let encoding = contentEncoding?.lowercased() ?? ""
         return encoding.isEmpty || encoding == "identity" ? head.expectedContentLength : nil
     }
 
@@ -46,7 +60,7 @@ struct Exchange: Sendable {
         limit: ResponseBodyLimit, _ piece: (Data, _ received: Int64) async throws -> Bool
     ) async throws -> Int64 {
         var limit = limit
-        let inflater = Inflater(contentEncoding: head.value(forHTTPHeaderField: "Content-Encoding"))
+        let inflater = Inflater(contentEncoding: contentEncoding)
         var received: Int64 = 0
         var started = false
         do {

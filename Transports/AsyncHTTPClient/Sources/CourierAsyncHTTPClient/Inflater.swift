@@ -27,9 +27,9 @@ final class Inflater {
     /// An inflater for a body with this `Content-Encoding`, or `nil` when it is not one Courier
     /// decodes (`identity`, absent, or unknown: handed over as it came, as URLSession does).
     init?(contentEncoding: String?) {
-        let encoding = (contentEncoding ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        guard let contentEncoding, !contentEncoding.isEmpty else { return nil }
         let windowBits: Int32
-        switch encoding {
+        switch contentEncoding.lowercased().filter({ $0 != " " && $0 != "\t" }) {
         case "gzip", "x-gzip": windowBits = 15 + 16
         case "deflate": windowBits = 15
         default: return nil
