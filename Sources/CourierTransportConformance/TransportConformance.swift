@@ -32,7 +32,7 @@ public struct ConformanceServers: Sendable {
     }
 }
 
-/// The behaviour every Courier ``Courier/Transport`` must have, as checks any transport can run:
+/// The behaviour every Courier `Transport` must have, as checks any transport can run:
 /// requests and bodies, uploads from files and downloads to files, progress, redirects by
 /// Courier's rules, limits and decompression, streamed responses, cancellation and deadlines,
 /// hostile server responses, cookies. `URLSessionTransport` and `AsyncHTTPClientTransport` both
@@ -54,7 +54,7 @@ public struct ConformanceServers: Sendable {
 /// }
 /// ```
 ///
-/// Each check makes its own ``Courier/Provider`` on the transport, records failures through
+/// Each check makes its own `Provider` on the transport, records failures through
 /// Swift Testing (`#expect`), and removes every file it made.
 public enum TransportConformance {
     /// One check of the suite.
