@@ -41,13 +41,21 @@ extension TransportConformance {
             }
             #expect(events.map(\.data) == ["first", #"{"n":2}"#])
         },
-        Check("a stream cut off by the server ends with an error after what arrived") { context in
+        Check("a stream cut off by the server ends with an error, after events in order, none invented") { context in
             var events: [ServerSentEvent] = []
             let stream = try await context.provider().stream(context.fault("sse-drop"))
-            await #expect(throws: CourierError.self) {
+            var failure: (any Error)?
+            do {
                 for try await event in stream.events { events.append(event) }
+            } catch {
+                failure = error
             }
-            #expect(events.map(\.data) == ["first", #"{"n":2}"#])
+            #expect(failure is CourierError, "ended with \(String(describing: failure))")
+            // A prefix: AsyncHTTPClient discards body parts it received but had not handed over yet
+            // when the connection breaks (its documented difference); URLSessionTransport hands over
+            // both events (checked in its own tests).
+            let expected = ["first", #"{"n":2}"#]
+            #expect(Array(expected.prefix(events.count)) == events.map(\.data), "got \(events.map(\.data))")
         },
         Check("leaving the loop closes the connection") { context in
             let id = UUID().uuidString

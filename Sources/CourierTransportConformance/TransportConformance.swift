@@ -96,6 +96,7 @@ struct Context: Sendable {
         Provider<Conformance>(transport: transport, limits: limits)
     }
 
+    /// A target on the httpbin server.
     func bin(
         _ path: String, method: HTTPMethod = .get, task: HTTPTask = .plain, headers: [String: String] = [:],
         timeout: Duration = .seconds(60)
@@ -104,12 +105,14 @@ struct Context: Sendable {
             baseURL: servers.httpbin, path: path, method: method, task: task, headers: headers, timeout: timeout)
     }
 
+    /// The same target on the fault server.
     func fault(
         _ path: String, method: HTTPMethod = .get, task: HTTPTask = .plain, headers: [String: String] = [:],
         timeout: Duration = .seconds(60)
     ) -> Conformance {
-        Conformance(
-            baseURL: servers.fault, path: path, method: method, task: task, headers: headers, timeout: timeout)
+        var target = bin(path, method: method, task: task, headers: headers, timeout: timeout)
+        target.baseURL = servers.fault
+        return target
     }
 }
 

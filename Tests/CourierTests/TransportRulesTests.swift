@@ -23,10 +23,10 @@ struct TransportRulesTests {
         return Transfer(request: request, body: body, limits: limits)
     }
 
-    static func redirect(_ status: Int, to location: String?) -> HTTPURLResponse {
-        HTTPURLResponse(
-            url: origin, statusCode: status, httpVersion: "HTTP/1.1",
-            headerFields: location.map { ["Location": $0] } ?? [:])!
+    static func redirect(_ status: Int, to location: String?) -> Response {
+        Response(
+            statusCode: status, data: Data(), request: nil, url: origin,
+            headerFields: location.map { [("location", $0)] } ?? [])
     }
 
     @Test(arguments: [
@@ -118,23 +118,59 @@ struct TransportRulesTests {
     }
 
     @Test func bodyLimitsCountDecodedBytes() throws {
-        let head = HTTPURLResponse(
-            url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1",
-            headerFields: ["Content-Length": "10000", "Content-Encoding": "gzip"])!
+        let head = Response(
+            statusCode: 200, data: Data(), request: nil, url: Self.origin,
+            headerFields: [("Content-Length", "10000"), ("content-encoding", "gzip")])
         var memory = ResponseBodyLimit(
             for: Transfer(request: URLRequest(url: Self.origin), limits: Limits(maxResponseBytes: 5000)))
         #expect(memory.announcedCrossing(head) == .responseBody(limit: 5000))
-        #expect(memory.crossed(by: 5000, response: head) == nil)
-        #expect(memory.crossed(by: 5001, response: head) == .responseBody(limit: 5000))
+        #expect(memory.crossed(by: 5000, head: head) == nil)
+        #expect(memory.crossed(by: 5001, head: head) == .responseBody(limit: 5000))
         // The ratio applies past 1 MiB: 10,000 compressed bytes may decode to 2,000,000 (×200).
         var stream = ResponseBodyLimit(streaming: .default)
-        #expect(stream.crossed(by: 1 << 20, response: head) == nil)
-        #expect(stream.crossed(by: 2_000_000, response: head) == nil)
-        #expect(stream.crossed(by: 2_000_001, response: head) == .decompressionRatio(limit: 200))
+        #expect(stream.crossed(by: 1 << 20, head: head) == nil)
+        #expect(stream.crossed(by: 2_000_000, head: head) == nil)
+        #expect(stream.crossed(by: 2_000_001, head: head) == .decompressionRatio(limit: 200))
         let download = ResponseBodyLimit(
             for: Transfer(
                 request: URLRequest(url: Self.origin), destination: .file(URL(fileURLWithPath: "/tmp/x")),
                 limits: Limits(maxDownloadBytes: 100)))
         #expect(download.announcedCrossing(head) == .downloadBody(limit: 100))
+    }
+
+    @Test func aHeadFromTheWireAnswersWithoutBuildingFoundationsResponse() throws {
+        let head = Response(
+            statusCode: 201, data: Data("body".utf8), request: nil, url: Self.origin, httpVersion: "HTTP/2",
+            headerFields: [("Set-Cookie", "a=1"), ("content-type", "application/json"), ("set-cookie", "b=2")])
+        #expect(head.statusCode == 201)
+        #expect(head.value(forHTTPHeaderField: "SET-COOKIE") == "a=1, b=2")
+        #expect(head.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(head.value(forHTTPHeaderField: "X-Missing") == nil)
+        let built = try #require(head.response)
+        #expect(built.statusCode == 201)
+        #expect(built.url == Self.origin)
+        #expect(built.value(forHTTPHeaderField: "set-cookie") == "a=1, b=2")
+        // Built once: every reader gets the same object.
+        #expect(head.response === built)
+        let withBody = head.withBody(Data("other".utf8), transferMetrics: TransferMetrics(bytesReceived: 5))
+        #expect(withBody.data == Data("other".utf8))
+        #expect(withBody.response === built)
+        #expect(withBody.transferMetrics?.bytesReceived == 5)
+    }
+
+    @Test func readersRacingForTheHeadAllGetOneObject() async throws {
+        for _ in 0..<50 {
+            let head = Response(
+                statusCode: 200, data: Data(), request: nil, url: Self.origin,
+                headerFields: [("Content-Type", "text/plain"), ("X-N", "1")])
+            let ids = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+                for _ in 0..<8 { group.addTask { head.response.map(ObjectIdentifier.init) } }
+                var ids: Set<ObjectIdentifier?> = []
+                for await id in group { ids.insert(id) }
+                return ids
+            }
+            #expect(ids.count == 1)
+            #expect(ids.first ?? nil != nil)
+        }
     }
 }

@@ -53,3 +53,18 @@ public final class Counter: @unchecked Sendable {
     }
     public var count: Int { add(0) }
 }
+
+/// Runs `operation` `total` times in `workers` concurrent loops.
+public func concurrently(
+    _ workers: Int, total: Int, _ operation: @escaping @Sendable () async throws -> Void
+) async throws {
+    let started = Counter()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for _ in 0..<workers {
+            group.addTask {
+                while started.add(1) <= total { try await operation() }
+            }
+        }
+        try await group.waitForAll()
+    }
+}

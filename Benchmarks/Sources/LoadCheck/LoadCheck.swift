@@ -43,19 +43,6 @@ func line(_ name: String, _ courier: Double, _ raw: Double?, _ unit: String, for
     print([name, String(format: format, courier), rawText, ratio, unit].joined(separator: "\t"))
 }
 
-/// `workers` concurrent loops sharing `total` operations.
-func concurrently(_ workers: Int, total: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws {
-    let started = Counter()
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<workers {
-            group.addTask {
-                while started.add(1) <= total { try await operation() }
-            }
-        }
-        try await group.waitForAll()
-    }
-}
-
 func measure(_ body: () async throws -> Void) async rethrows -> Double {
     let start = ContinuousClock.now
     try await body()

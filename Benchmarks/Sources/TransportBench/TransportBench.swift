@@ -91,19 +91,6 @@ func median(_ values: [Double]) -> Double {
         ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
 }
 
-/// `workers` loops sharing `total` requests.
-func run(_ workers: Int, total: Int, _ operation: @escaping @Sendable () async throws -> Void) async throws {
-    let started = Counter()
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        for _ in 0..<workers {
-            group.addTask {
-                while started.add(1) <= total { try await operation() }
-            }
-        }
-        try await group.waitForAll()
-    }
-}
-
 @main
 enum TransportBench {
     static func main() async throws {
@@ -166,7 +153,7 @@ enum TransportBench {
         ].filter { only?.contains($0.name) ?? true }
         // Warm-up: connections open, code paths hot, for every client.
         for workload in workloads {
-            for which in Client.selected { try await run(8, total: 200, operation(which, workload)) }
+            for which in Client.selected { try await concurrently(8, total: 200, operation(which, workload)) }
         }
 
         for workload in workloads {
@@ -182,7 +169,7 @@ enum TransportBench {
                         let work = operation(which, workload)
                         let cpu = cpuSeconds()
                         let start = ContinuousClock.now
-                        try await run(workers, total: perBlock, work)
+                        try await concurrently(workers, total: perBlock, work)
                         let elapsed = ContinuousClock.now - start
                         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                         samples[which, default: []].append(

@@ -12,16 +12,22 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         let statusCode: Int
         let data: Data
         let request: URLRequest?
-        let response: HTTPURLResponse?
+        let head: Head
         let fileURL: URL?
 
-        init(statusCode: Int, data: Data, request: URLRequest?, response: HTTPURLResponse?, fileURL: URL?) {
+        init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?) {
             self.statusCode = statusCode
             self.data = data
             self.request = request
-            self.response = response
+            self.head = head
             self.fileURL = fileURL
         }
+    }
+
+    /// The `HTTPURLResponse`, as given, or built when first read (see ``init(statusCode:data:request:url:httpVersion:headerFields:fileURL:transferMetrics:)``).
+    private enum Head: Sendable {
+        case built(HTTPURLResponse?)
+        case lazy(LazyHTTPResponse)
     }
 
     private let storage: Storage
@@ -59,7 +65,12 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// The request that was sent, after plugins' `prepare`.
     public var request: URLRequest? { storage.request }
     /// The HTTP response, with its headers.
-    public var response: HTTPURLResponse? { storage.response }
+    public var response: HTTPURLResponse? {
+        switch storage.head {
+        case .built(let response): response
+        case .lazy(let head): head.response
+        }
+    }
     /// For a download, the file the body was saved to (``data`` is then empty).
     public var fileURL: URL? { storage.fileURL }
 
@@ -75,8 +86,55 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         statusCode: Int, data: Data, request: URLRequest? = nil, response: HTTPURLResponse? = nil,
         fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil
     ) {
-        storage = Storage(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
+        storage = Storage(
+            statusCode: statusCode, data: data, request: request, head: .built(response), fileURL: fileURL)
         if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
+    }
+
+    /// Creates a response from a head as it came off the wire, for transports: ``response`` (the
+    /// `HTTPURLResponse`) is built the first time it is read, while the status and
+    /// ``value(forHTTPHeaderField:)`` never need it. On Linux, FoundationNetworking's
+    /// `HTTPURLResponse` initializer costs tens of microseconds, which a request that never reads it
+    /// does not pay.
+    /// - Parameters:
+    ///   - statusCode: The HTTP status code.
+    ///   - data: The body.
+    ///   - request: The request that was sent.
+    ///   - url: The URL that answered.
+    ///   - httpVersion: The protocol version, such as `HTTP/1.1`. Default: `HTTP/1.1`.
+    ///   - headerFields: The header fields in the order received; repeated names are joined with
+    ///     ", " under their first spelling, as URLSession does.
+    ///   - fileURL: For a download, where the body was saved. Default: `nil`.
+    ///   - transferMetrics: What the transport measured. Default: `nil`.
+    public init(
+        statusCode: Int, data: Data, request: URLRequest?, url: URL, httpVersion: String = "HTTP/1.1",
+        headerFields: some Sequence<(String, String)>, fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil
+    ) {
+        let head = LazyHTTPResponse(
+            url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+        storage = Storage(statusCode: statusCode, data: data, request: request, head: .lazy(head), fileURL: fileURL)
+        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
+    }
+
+    private init(_ other: Response, data: Data, fileURL: URL?) {
+        storage = Storage(
+            statusCode: other.statusCode, data: data, request: other.request, head: other.storage.head,
+            fileURL: fileURL)
+        annotations = other.annotations
+    }
+
+    /// This head with a body: the same status, request and headers (for transports that read the
+    /// head first, as ``init(statusCode:data:request:url:httpVersion:headerFields:fileURL:transferMetrics:)``
+    /// made it, and the body after).
+    /// - Parameters:
+    ///   - data: The body.
+    ///   - fileURL: For a download, where the body was saved. Default: `nil`.
+    ///   - transferMetrics: What the transport measured. Default: `nil` (keeps this response's).
+    /// - Returns: The response.
+    public func withBody(_ data: Data, fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil) -> Response {
+        var response = Response(self, data: data, fileURL: fileURL)
+        if let transferMetrics { response.transferMetrics = transferMetrics }
+        return response
     }
 
     /// What the transport reported about the exchange (bytes, redirects, when the head arrived),
@@ -94,9 +152,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
 
     /// A copy saved at `fileURL` instead.
     func moved(to fileURL: URL) -> Response {
-        var moved = Response(statusCode: statusCode, data: data, request: request, response: response, fileURL: fileURL)
-        moved.annotations = annotations
-        return moved
+        Response(self, data: data, fileURL: fileURL)
     }
 
     public var description: String {
@@ -110,7 +166,19 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// - Parameter name: The header name.
     /// - Returns: The value, or `nil` when absent.
     public func value(forHTTPHeaderField name: String) -> String? {
-        response?.value(forHTTPHeaderField: name)
+        switch storage.head {
+        case .built(let response): response?.value(forHTTPHeaderField: name)
+        case .lazy(let head): head.value(forHTTPHeaderField: name)
+        }
+    }
+
+    /// `Content-Length`, or -1 when absent (as `URLResponse.expectedContentLength`), without
+    /// building the `HTTPURLResponse`.
+    var expectedContentLength: Int64 {
+        switch storage.head {
+        case .built(let response): response?.expectedContentLength ?? -1
+        case .lazy(let head): head.expectedContentLength
+        }
     }
 }
 

@@ -9,7 +9,7 @@ import Foundation
 /// stream) and, once the body passes 1 MiB (below which every body is allowed whatever its
 /// compression), the decompression ratio (``Limits/maxDecompressionRatio``).
 ///
-/// A transport makes one per response and calls ``crossed(by:response:)`` with the decoded bytes
+/// A transport makes one per response and calls ``crossed(by:head:)`` with the decoded bytes
 /// received so far after every chunk; a limit crossed ends the transfer with
 /// ``CourierError/limitExceeded(_:)``. ``URLSessionTransport`` and `AsyncHTTPClientTransport` both
 /// enforce their limits through it, so they refuse the same responses.
@@ -48,30 +48,52 @@ public struct ResponseBodyLimit: Sendable {
         ratio = limits.maxDecompressionRatio
     }
 
-    /// The limit a body announced by `response` (`Content-Length`) would cross, so it fails
-    /// before it is read. For a compressed body the announced size is the compressed one, which
-    /// the decoded body does not undercut.
-    public func announcedCrossing(_ response: URLResponse?) -> LimitExceeded? {
+    /// The limit a body announced by `head` (`Content-Length`) would cross, so it fails before it
+    /// is read. For a compressed body the announced size is the compressed one, which the decoded
+    /// body does not undercut.
+    public func announcedCrossing(_ head: Response) -> LimitExceeded? {
+        head.expectedContentLength > maximum ? failure : nil
+    }
+
+    func announcedCrossing(_ response: URLResponse?) -> LimitExceeded? {
         (response?.expectedContentLength ?? -1) > maximum ? failure : nil
     }
 
     /// The limit crossed by a body of `received` decoded bytes so far, if any.
     /// - Parameters:
     ///   - received: The decoded bytes received so far.
-    ///   - response: The response head (its `Content-Length` and `Content-Encoding`).
-    public mutating func crossed(by received: Int64, response: URLResponse?) -> LimitExceeded? {
+    ///   - head: The response head (its `Content-Length` and `Content-Encoding`).
+    public mutating func crossed(by received: Int64, head: Response) -> LimitExceeded? {
+        crossed(by: received) {
+            (head.expectedContentLength, head.value(forHTTPHeaderField: "Content-Encoding"))
+        }
+    }
+
+    mutating func crossed(by received: Int64, response: URLResponse?) -> LimitExceeded? {
+        crossed(by: received) {
+            let http = response as? HTTPURLResponse
+            return (http?.expectedContentLength ?? -1, http?.value(forHTTPHeaderField: "Content-Encoding"))
+        }
+    }
+
+    /// `head` is read once, when the body first passes ``ratioFloor``.
+    private mutating func crossed(by received: Int64, head: () -> (length: Int64, encoding: String?)) -> LimitExceeded?
+    {
         if received > maximum { return failure }
         guard received > Self.ratioFloor else { return nil }
-        if ratioMaximum == nil { ratioMaximum = .some(Self.ratioMaximum(of: response, ratio: ratio)) }
+        if ratioMaximum == nil {
+            let (length, encoding) = head()
+            ratioMaximum = .some(Self.ratioMaximum(length: length, encoding: encoding, ratio: ratio))
+        }
         if let allowed = ratioMaximum ?? nil, received > allowed { return .decompressionRatio(limit: ratio) }
         return nil
     }
 
-    private static func ratioMaximum(of response: URLResponse?, ratio: Int64) -> Int64? {
-        guard let http = response as? HTTPURLResponse, http.expectedContentLength >= 0 else { return nil }
-        let encoding = http.value(forHTTPHeaderField: "Content-Encoding")?.lowercased() ?? ""
+    private static func ratioMaximum(length: Int64, encoding: String?, ratio: Int64) -> Int64? {
+        guard length >= 0 else { return nil }
+        let encoding = encoding?.lowercased() ?? ""
         guard !encoding.isEmpty, encoding != "identity" else { return nil }
-        let (product, overflow) = http.expectedContentLength.multipliedReportingOverflow(by: max(1, ratio))
+        let (product, overflow) = length.multipliedReportingOverflow(by: max(1, ratio))
         return max(overflow ? Int64.max : product, ratioFloor)
     }
 }

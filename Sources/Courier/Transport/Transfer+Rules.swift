@@ -41,7 +41,7 @@ extension Transfer {
     /// - Returns: The next hop, or `nil` when `response` is the answer.
     /// - Throws: ``CourierError/schemeNotAllowed(_:)`` for a hop to a scheme not allowed, and
     ///   ``CourierError/underlying(_:_:)`` with `URLError(.httpTooManyRedirects)` past the limit.
-    public func following(redirect response: HTTPURLResponse, redirects: Int) throws(CourierError) -> Transfer? {
+    public func following(redirect response: Response, redirects: Int) throws(CourierError) -> Transfer? {
         let status = response.statusCode
         guard [301, 302, 303, 307, 308].contains(status),
             let location = response.value(forHTTPHeaderField: "Location"),

@@ -28,6 +28,10 @@ import NIOHTTP1
 ///   Linux and are not always the same for the same fault.
 /// - A slow download waits for the disk without reading from the socket (real backpressure);
 ///   nothing else in the process waits with it.
+/// - A response cut off by the server ends with an error, but the body parts AsyncHTTPClient had
+///   received and not yet handed over when the connection broke are lost (it discards them with
+///   the error); `URLSessionTransport` hands over every byte before the error. A stream reader sees
+///   what arrived in order, never invented, then the error.
 /// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
 ///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
 ///   (``Courier/TargetType/timeout``) work the same on both transports.
@@ -112,7 +116,7 @@ public struct AsyncHTTPClientTransport: Transport {
                 throw ErrorMapping.normalize(error)
             }
             let responseStart = current.elapsed?()
-            let head = try Self.head(of: response, url: current.request.url)
+            let head = try Self.head(of: response, request: current.request)
             guard let next = try current.following(redirect: head, redirects: redirects) else {
                 return Exchange(
                     transfer: current, response: response, head: head, redirects: redirects,
@@ -158,26 +162,14 @@ public struct AsyncHTTPClientTransport: Transport {
         return request
     }
 
-    /// The response head as Foundation's `HTTPURLResponse`: repeated header fields joined with
-    /// ", " under the first spelling of their name, as URLSession does.
-    static func head(of response: HTTPClientResponse, url: URL?) throws -> HTTPURLResponse {
-        var fields: [String: String] = [:]
-        var spelling: [String: String] = [:]
-        for (name, value) in response.headers {
-            let key = name.lowercased()
-            if let existing = spelling[key] {
-                fields[existing, default: ""] += ", " + value
-            } else {
-                spelling[key] = name
-                fields[name] = value
-            }
-        }
-        let version = response.version.major >= 2 ? "HTTP/2" : "HTTP/1.1"
-        guard
-            let url,
-            let head = HTTPURLResponse(
-                url: url, statusCode: Int(response.status.code), httpVersion: version, headerFields: fields)
-        else { throw URLError(.badServerResponse) }
-        return head
+    /// The response head as a ``Courier/Response`` without a body. Its `HTTPURLResponse` is built
+    /// only if someone reads it (repeated fields joined with ", " under their first spelling, as
+    /// URLSession does): on Linux building one costs more than the rest of the transport's work.
+    static func head(of response: HTTPClientResponse, request: URLRequest) throws -> Response {
+        guard let url = request.url else { throw URLError(.badServerResponse) }
+        return Response(
+            statusCode: Int(response.status.code), data: Data(), request: request, url: url,
+            httpVersion: response.version.major >= 2 ? "HTTP/2" : "HTTP/1.1",
+            headerFields: response.headers.map { ($0.name, $0.value) })
     }
 }

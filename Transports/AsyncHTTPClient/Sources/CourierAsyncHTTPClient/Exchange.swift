@@ -13,14 +13,17 @@ import NIOPosix
 struct Exchange: Sendable {
     let transfer: Transfer
     let response: HTTPClientResponse
-    let head: HTTPURLResponse
+    /// The head, without a body (its `HTTPURLResponse` built only if someone reads it).
+    let head: Response
     let redirects: Int
     let responseStart: Duration?
     /// The head's `Content-Encoding`, looked up once (a lookup is a case-insensitive scan).
     let contentEncoding: String?
+    /// `Content-Length`, or -1.
+    let contentLength: Int64
 
     init(
-        transfer: Transfer, response: HTTPClientResponse, head: HTTPURLResponse, redirects: Int,
+        transfer: Transfer, response: HTTPClientResponse, head: Response, redirects: Int,
         responseStart: Duration?
     ) {
         self.transfer = transfer
@@ -29,6 +32,7 @@ struct Exchange: Sendable {
         self.redirects = redirects
         self.responseStart = responseStart
         contentEncoding = response.headers.first(name: "Content-Encoding")
+        contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? -1
     }
 
     private var bytesSent: Int64 {
@@ -42,16 +46,14 @@ struct Exchange: Sendable {
     }
 
     private func response(data: Data, fileURL: URL? = nil, received: Int64) -> Response {
-        Response(
-            statusCode: head.statusCode, data: data, request: transfer.request, response: head, fileURL: fileURL,
-            transferMetrics: metrics(received: received))
+        head.withBody(data, fileURL: fileURL, transferMetrics: metrics(received: received))
     }
 
     /// The body's length as progress reports it: `Content-Length`, unless the body is encoded.
     private var expectedLength: Int64? {
-        guard head.expectedContentLength >= 0 else { return nil }
+        guard contentLength >= 0 else { return nil }
         let encoding = contentEncoding?.lowercased() ?? ""
-        return encoding.isEmpty || encoding == "identity" ? head.expectedContentLength : nil
+        return encoding.isEmpty || encoding == "identity" ? contentLength : nil
     }
 
     /// Reads the body, decoding it and counting it against `limit`; `piece` gets the decoded
@@ -70,7 +72,7 @@ struct Exchange: Sendable {
                     try buffer.withUnsafeReadableBytes { bytes in
                         try inflater.decode(bytes) { part in
                             received += Int64(part.count)
-                            if let crossed = limit.crossed(by: received, response: head) {
+                            if let crossed = limit.crossed(by: received, head: head) {
                                 throw CourierError.limitExceeded(crossed)
                             }
                             decoded.append(part)
@@ -79,7 +81,7 @@ struct Exchange: Sendable {
                 } else {
                     decoded = buffer.withUnsafeReadableBytes { Data($0) }
                     received += Int64(decoded.count)
-                    if let crossed = limit.crossed(by: received, response: head) {
+                    if let crossed = limit.crossed(by: received, head: head) {
                         throw CourierError.limitExceeded(crossed)
                     }
                 }
@@ -94,7 +96,7 @@ struct Exchange: Sendable {
             throw ErrorMapping.normalize(error)
         }
         // A compressed body that stops before its end is cut short.
-        if let inflater, !inflater.ended, received > 0 || head.expectedContentLength != 0 {
+        if let inflater, !inflater.ended, received > 0 || contentLength != 0 {
             throw URLError(.cannotDecodeContentData)
         }
         return received

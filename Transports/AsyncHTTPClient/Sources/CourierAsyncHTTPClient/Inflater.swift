@@ -22,7 +22,8 @@ final class Inflater {
     private var producedAny = false
     private(set) var ended = false
     /// Where pieces are inflated; reused (a piece kept by the caller is copied on the next write).
-    private var output = Data(count: pieceSize)
+    /// Made after the encoding is known: a body that is not compressed allocates nothing.
+    private var output: Data
 
     /// An inflater for a body with this `Content-Encoding`, or `nil` when it is not one Courier
     /// decodes (`identity`, absent, or unknown: handed over as it came, as URLSession does).
@@ -35,6 +36,7 @@ final class Inflater {
         default: return nil
         }
         mayRetryRaw = windowBits == 15
+        output = Data(count: Self.pieceSize)
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
         guard courier_inflate_init(stream, windowBits) == Z_OK else {

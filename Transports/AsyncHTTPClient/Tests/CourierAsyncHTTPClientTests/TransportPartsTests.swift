@@ -143,10 +143,12 @@ struct ResponseHeadTests {
         headers.add(name: "Content-Type", value: "application/json")
         let response = HTTPClientResponse(status: .created, headers: headers)
         let url = try #require(URL(string: "http://127.0.0.1/x"))
-        let head = try AsyncHTTPClientTransport.head(of: response, url: url)
+        let head = try AsyncHTTPClientTransport.head(of: response, request: URLRequest(url: url))
         #expect(head.statusCode == 201)
         #expect(head.value(forHTTPHeaderField: "set-cookie") == "a=1, b=2")
         #expect(head.value(forHTTPHeaderField: "CONTENT-TYPE") == "application/json")
-        #expect(head.url == url)
+        let built = try #require(head.response)
+        #expect(built.value(forHTTPHeaderField: "set-cookie") == "a=1, b=2")
+        #expect(built.url == url)
     }
 }

@@ -1,0 +1,117 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Synchronization)
+    import Synchronization
+#endif
+
+/// A response head as a transport read it off the wire, whose `HTTPURLResponse` is built the first
+/// time it is asked for. On Linux, FoundationNetworking's `HTTPURLResponse` initializer
+/// canonicalizes every header name and costs tens of microseconds (about 10% of a small request
+/// on AsyncHTTPClient); most requests never read it, and status and header lookups do not need it.
+final class LazyHTTPResponse: Sendable {
+    struct Field: Sendable {
+        let name: String
+        let value: String
+    }
+
+    let url: URL
+    let statusCode: Int
+    let httpVersion: String
+    /// Repeated fields joined with ", " under the first spelling of their name, as URLSession does.
+    let fields: [Field]
+
+    #if os(Linux)
+        /// The built response, retained, as a bit pattern; 0 until built. Set once by compare-and-
+        /// exchange: two readers racing may both build one, and the loser's is released.
+        private let built = Atomic<UInt>(0)
+    #else
+        // `Atomic` needs macOS 15 / iOS 18 (see `Locked`); on Apple platforms the response is built
+        // at once, where it is cheap.
+        private let eager: HTTPURLResponse?
+    #endif
+
+    init(url: URL, statusCode: Int, httpVersion: String, headerFields: some Sequence<(String, String)>) {
+        self.url = url
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        var fields: [Field] = []
+        for (name, value) in headerFields {
+            if let index = fields.firstIndex(where: { Self.sameName($0.name, name) }) {
+                fields[index] = Field(name: fields[index].name, value: fields[index].value + ", " + value)
+            } else {
+                fields.append(Field(name: name, value: value))
+            }
+        }
+        self.fields = fields
+        #if !os(Linux)
+            eager = Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)
+        #endif
+    }
+
+    #if os(Linux)
+        deinit {
+            let bits = built.load(ordering: .acquiring)
+            if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
+                Unmanaged<HTTPURLResponse>.fromOpaque(pointer).release()
+            }
+        }
+    #endif
+
+    /// The head as Foundation's `HTTPURLResponse`.
+    var response: HTTPURLResponse? {
+        #if os(Linux)
+            if let pointer = UnsafeRawPointer(bitPattern: built.load(ordering: .acquiring)) {
+                return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
+            }
+            guard let response = Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)
+            else { return nil }
+            let mine = Unmanaged.passRetained(response)
+            let bits = UInt(bitPattern: mine.toOpaque())
+            let (exchanged, original) = built.compareExchange(
+                expected: 0, desired: bits, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
+            if exchanged { return response }
+            mine.release()
+            guard let pointer = UnsafeRawPointer(bitPattern: original) else { return response }
+            return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
+        #else
+            return eager
+        #endif
+    }
+
+    /// A header's value, its name matched without regard to (ASCII) case.
+    func value(forHTTPHeaderField name: String) -> String? {
+        fields.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// `Content-Length`, or -1 when absent or not a number (as `URLResponse.expectedContentLength`).
+    var expectedContentLength: Int64 {
+        value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingASCIISpaces) } ?? -1
+    }
+
+    private static func build(url: URL, statusCode: Int, httpVersion: String, fields: [Field]) -> HTTPURLResponse? {
+        var dictionary: [String: String] = [:]
+        for field in fields { dictionary[field.name] = field.value }
+        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: dictionary)
+    }
+
+    /// Header names are ASCII tokens: compared byte by byte, folding A–Z.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate var trimmingASCIISpaces: Substring {
+        var slice = self[...]
+        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
+        return slice
+    }
+}
