@@ -32,6 +32,8 @@ let package = Package(
             name: "LoadCheck",
             dependencies: [
                 .product(name: "Courier", package: "Courier"), .product(name: "CourierTesting", package: "Courier"),
+                .product(name: "CourierAsyncHTTPClient", package: "CourierAsyncHTTPClient"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "BenchmarkSupport", "HeapStatistics",
             ]
         ),

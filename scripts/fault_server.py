@@ -36,7 +36,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
   /stream-closed?id=ID&wait=S
                            {"closed": true|false, "state": "writing"|"closed"|"expired"|"unknown",
-                           "writes": N} for that stream, answered as soon as it is closed or after
+                           "writes": N, "at": UNIX_TIME|null} for that stream, answered as soon as it is closed or after
                            at most S (≤ 30) seconds; "expired" means the server stopped writing
                            after WATCH s without seeing the client close
 """
@@ -204,7 +204,7 @@ class Handler(socketserver.StreamRequestHandler):
         elif path == "/stream-watch":
             ident = self.query.get("id", "")
             with WATCHED:
-                STREAMS[ident] = {"state": "writing", "writes": 0}
+                STREAMS[ident] = {"state": "writing", "writes": 0, "at": None}
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
             deadline = time.time() + WATCH
             state = "expired"
@@ -219,14 +219,19 @@ class Handler(socketserver.StreamRequestHandler):
                 state = "closed"
             with WATCHED:
                 STREAMS[ident]["state"] = state
+                STREAMS[ident]["at"] = time.time()
                 WATCHED.notify_all()
         elif path == "/stream-closed":
             ident = self.query.get("id", "")
             wait = min(30.0, max(0.0, float(self.query.get("wait", "0") or "0")))
             with WATCHED:
                 WATCHED.wait_for(lambda: STREAMS.get(ident, {}).get("state", "writing") != "writing", timeout=wait)
-                stream = dict(STREAMS.get(ident, {"state": "unknown", "writes": 0}))
-            payload = {"closed": stream["state"] == "closed", "state": stream["state"], "writes": stream["writes"]}
+                stream = dict(STREAMS.get(ident, {"state": "unknown", "writes": 0, "at": None}))
+            closed = stream["state"] == "closed"
+            payload = {
+                "closed": closed, "state": stream["state"], "writes": stream["writes"],
+                "at": stream["at"] if closed else None,
+            }
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}

@@ -2,17 +2,19 @@
 //
 //   LoadCheck stub ITERATIONS              stubbed requests per second, 0 and 3 plugins (median of 5, min, max)
 //   LoadCheck dedup COUNT                  COUNT identical requests in flight against a gated transport
-//   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS
+//   LoadCheck cancel BASE_URL COUNT        Task.cancel() to thrown error, waiting on BASE_URL/delay/MS (both transports)
 //   LoadCheck memory BASE_URL COUNT        heap growth after COUNT real requests, all released (Memory.swift)
 //   LoadCheck heap COUNT                   heap growth after COUNT in-process requests through the pipeline
 //   LoadCheck stream BASE_URL BYTES ROUNDS streaming BASE_URL/stream.bin (BYTES long), Courier and raw (Streaming.swift)
-//   LoadCheck streamclose FAULT_URL COUNT  reader leaves a stream → the server sees the close (Streaming.swift)
+//   LoadCheck streamclose FAULT_URL COUNT  reader leaves a stream → the server sees the close, both transports (Streaming.swift)
 //
 // BASE_URL serves /small.json (memory) or /delay/MS (cancel). Throughput against raw clients is
 // TransportBench's. Each figure is one line:
 // NAME<TAB>COURIER<TAB>RAW<TAB>RATIO<TAB>UNIT, with "-" where there is no raw twin.
+import AsyncHTTPClient
 import BenchmarkSupport
 import Courier
+import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation
 
@@ -78,7 +80,12 @@ struct LoadCheck {
                     base: try baseURL(arguments[1]), bytes: Int64(arguments[2]) ?? 0, rounds: Int(arguments[3]) ?? 3,
                     transfers: 4)
             case "streamclose" where arguments.count == 3:
-                try await Streaming.closeLatency(fault: try baseURL(arguments[1]), count: Int(arguments[2]) ?? 100)
+                let fault = try baseURL(arguments[1])
+                let count = Int(arguments[2]) ?? 100
+                try await Streaming.closeLatency(
+                    fault: fault, count: count, transport: URLSessionTransport(), label: "stream-close")
+                try await Streaming.closeLatency(
+                    fault: fault, count: count, transport: AsyncHTTPClientTransport(), label: "stream-close-ahc")
             case "heap" where arguments.count == 2:
                 try await heap(count: Int(arguments[1]) ?? 1_000_000)
             default:
@@ -166,5 +173,37 @@ struct LoadCheck {
         rawLatencies.sort()
         line("cancel-p50", percentile(courierLatencies, 0.5), percentile(rawLatencies, 0.5), "ms", format: "%.3f")
         line("cancel-p99", percentile(courierLatencies, 0.99), percentile(rawLatencies, 0.99), "ms", format: "%.3f")
+        try await cancelOnAsyncHTTPClient(base: base, count: count)
+    }
+
+    /// The same on AsyncHTTPClientTransport, next to raw AsyncHTTPClient on the same client.
+    static func cancelOnAsyncHTTPClient(base: URL, count: Int) async throws {
+        let provider = Provider<Slow>(transport: AsyncHTTPClientTransport())
+        let client = AsyncHTTPClientTransport.sharedClient
+        var courierLatencies: [Double] = []
+        var rawLatencies: [Double] = []
+        for _ in 0..<count {
+            let courierTask = Task { try await provider.request(Slow(baseURL: base)) }
+            try await Task.sleep(for: .milliseconds(3))
+            var started = ContinuousClock.now
+            courierTask.cancel()
+            _ = await courierTask.result
+            courierLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
+
+            let url = base.appendingPathComponent("delay/10000").absoluteString
+            let rawTask = Task {
+                let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+                _ = try await response.body.collect(upTo: 1 << 20)
+            }
+            try await Task.sleep(for: .milliseconds(3))
+            started = ContinuousClock.now
+            rawTask.cancel()
+            _ = await rawTask.result
+            rawLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
+        }
+        courierLatencies.sort()
+        rawLatencies.sort()
+        line("cancel-ahc-p50", percentile(courierLatencies, 0.5), percentile(rawLatencies, 0.5), "ms", format: "%.3f")
+        line("cancel-ahc-p99", percentile(courierLatencies, 0.99), percentile(rawLatencies, 0.99), "ms", format: "%.3f")
     }
 }
