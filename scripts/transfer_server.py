@@ -86,8 +86,17 @@ class Handler(BaseHTTPRequestHandler):
             self._answer_json({"path": self.path})
 
 
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A client that closes its connection (a cancelled request, the end of a benchmark) is
+        # expected here; anything else is printed as usual.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def main():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     print(server.server_address[1], flush=True)
     server.serve_forever()
