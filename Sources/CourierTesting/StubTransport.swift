@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -11,17 +12,24 @@ import Foundation
 /// ```swift
 /// let transport = StubTransport()
 /// transport.on(.get, "users/*", .json(User(login: "ada")))
-/// transport.on(.post, "users", .status(201))
+/// let created = transport.route(.post, "users", .status(201))
 /// let provider = Provider<GitHub>(transport: transport)
 ///
 /// let user = try await provider.request(.user("ada")).map(User.self)
-/// #expect(transport.requests.map(\.request.httpMethod) == ["GET"])
+/// transport.verify(created, times: 0)
 /// ```
 ///
 /// Each test makes its own transport and provider, so parallel tests never see each other's routes.
-/// When several routes match, the one declared last wins (so a test can override a shared default).
-/// Paths are compared with the request URL's path without its leading `/`; `*` matches one segment
-/// and `**` the rest of the path.
+/// When several routes match, the one declared last wins (so a test can override a shared default);
+/// a route whose answer is used up (``StubAnswer/times(_:)``) stands aside for the ones before it.
+/// Paths are compared with the request URL's path without its leading `/`; `*` matches one
+/// segment and `**` the rest of the path. ``RequestMatcher`` adds conditions on the host, query,
+/// headers and body.
+///
+/// A request no route answers fails with ``UnstubbedRequest``, whose description lists the
+/// routes that came closest and what each missed; by default it is also recorded as a Swift
+/// Testing issue where the transport was made, so a caller that swallows the error still fails
+/// the test.
 public final class StubTransport: Transport, Sendable {
     /// A request the transport received.
     public struct RecordedRequest: Sendable {
@@ -31,222 +39,276 @@ public final class StubTransport: Transport, Sendable {
         public let body: Data?
         /// The target it was made for, when the provider said (the one a `MultiTarget` wraps).
         public let target: (any TargetType)?
+        /// The route that answered it; `nil` when none did.
+        public let route: StubRoute?
     }
 
-    private struct Route {
-        let matches: @Sendable (URLRequest) -> Bool
-        let answer: StubAnswer
+    /// What happens to a request that no route answers.
+    public enum UnmatchedRequests: Sendable {
+        /// Fails the request with ``UnstubbedRequest`` and records a Swift Testing issue where
+        /// the transport was made (the default).
+        case recordIssue
+        /// Only fails the request with ``UnstubbedRequest``: for tests that expect it.
+        case throwError
     }
 
-    private let routes = Locked<[Route]>([])
-    private let recorded = Locked<[RecordedRequest]>([])
+    private struct State {
+        var routes: [StubRoute] = []
+        var recorded: [RecordedRequest] = []
+    }
+
+    private let state = Locked(State())
     private let clock: any Clock<Duration>
+    private let unmatched: UnmatchedRequests
+    private let sourceLocation: SourceLocation
 
     /// Creates a transport with no routes.
-    /// - Parameter clock: The clock answer delays wait on. Default: `ContinuousClock()`; pass a
-    ///   ``TestClock`` to control them.
-    public init(clock: any Clock<Duration> = ContinuousClock()) {
+    /// - Parameters:
+    ///   - clock: The clock answer delays, throttled bodies and stalls wait on. Default:
+    ///     `ContinuousClock()`; pass a ``TestClock`` (or ``ImmediateClock``) to control them.
+    ///   - unmatched: What happens to a request no route answers. Default: ``UnmatchedRequests/recordIssue``.
+    ///   - sourceLocation: Where issues about unmatched requests are reported. Default: the caller.
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(), unmatched: UnmatchedRequests = .recordIssue,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         self.clock = clock
+        self.unmatched = unmatched
+        self.sourceLocation = sourceLocation
     }
 
     /// Every request received so far, in order. Safe to read while requests run.
-    public var requests: [RecordedRequest] { recorded.withLock { $0 } }
+    public var requests: [RecordedRequest] { state.withLock { $0.recorded } }
+
+    /// Every route, in the order declared.
+    public var routes: [StubRoute] { state.withLock { $0.routes } }
+
+    /// The routes that have answered no request yet.
+    public var unusedRoutes: [StubRoute] { routes.filter { $0.hitCount == 0 } }
+
+    // MARK: Declaring routes
 
     /// Answers requests with this method and path.
     /// - Parameters:
     ///   - method: The method, or `nil` for any.
     ///   - path: The URL path without its leading `/`; `*` matches one segment, `**` the rest.
     ///   - answer: What to answer.
+    ///   - sourceLocation: Where the route is declared. Default: the caller.
     /// - Returns: The transport, so routes can be chained.
     @discardableResult
-    public func on(_ method: HTTPMethod?, _ path: String, _ answer: StubAnswer) -> StubTransport {
-        let pattern = Self.segments(path)
-        return on(
-            { request in
-                (method == nil || request.httpMethod == method?.rawValue)
-                    && Self.matches(pattern, Self.segments(request.url?.path ?? ""))
-            }, answer)
+    public func on(
+        _ method: HTTPMethod?, _ path: String, _ answer: StubAnswer, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> StubTransport {
+        route(Self.matcher(method, path), answer, sourceLocation: sourceLocation)
+        return self
+    }
+
+    /// Answers requests that `matcher` matches.
+    /// - Parameters:
+    ///   - matcher: The conditions, joined with `&&`.
+    ///   - answer: What to answer.
+    ///   - sourceLocation: Where the route is declared. Default: the caller.
+    /// - Returns: The transport, so routes can be chained.
+    @discardableResult
+    public func on(
+        _ matcher: RequestMatcher, _ answer: StubAnswer, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> StubTransport {
+        route(matcher, answer, sourceLocation: sourceLocation)
+        return self
     }
 
     /// Answers requests for which `matches` returns `true`.
     /// - Parameters:
     ///   - matches: Decides whether the route applies.
     ///   - answer: What to answer.
+    ///   - sourceLocation: Where the route is declared. Default: the caller.
     /// - Returns: The transport, so routes can be chained.
     @discardableResult
-    public func on(_ matches: @escaping @Sendable (URLRequest) -> Bool, _ answer: StubAnswer) -> StubTransport {
-        routes.withLock { $0.append(Route(matches: matches, answer: answer)) }
+    public func on(
+        _ matches: @escaping @Sendable (URLRequest) -> Bool, _ answer: StubAnswer,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> StubTransport {
+        route(.predicate("predicate", matches), answer, sourceLocation: sourceLocation)
         return self
+    }
+
+    /// Declares a route with this method and path and returns it, to verify later.
+    /// - Parameters:
+    ///   - method: The method, or `nil` for any.
+    ///   - path: The URL path without its leading `/`; `*` matches one segment, `**` the rest.
+    ///   - answer: What to answer.
+    ///   - sourceLocation: Where the route is declared. Default: the caller.
+    /// - Returns: The route.
+    @discardableResult
+    public func route(
+        _ method: HTTPMethod?, _ path: String, _ answer: StubAnswer, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> StubRoute {
+        route(Self.matcher(method, path), answer, sourceLocation: sourceLocation)
+    }
+
+    /// Declares a route for the requests `matcher` matches and returns it, to verify later.
+    /// - Parameters:
+    ///   - matcher: The conditions, joined with `&&`.
+    ///   - answer: What to answer.
+    ///   - sourceLocation: Where the route is declared. Default: the caller.
+    /// - Returns: The route.
+    @discardableResult
+    public func route(
+        _ matcher: RequestMatcher, _ answer: StubAnswer, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> StubRoute {
+        let route = StubRoute(matcher: matcher, answer: answer, sourceLocation: sourceLocation)
+        state.withLock { $0.routes.append(route) }
+        return route
     }
 
     /// Removes every route and recorded request.
     public func reset() {
-        routes.withLock { $0.removeAll() }
-        recorded.withLock { $0.removeAll() }
+        state.withLock { $0 = State() }
     }
+
+    static func matcher(_ method: HTTPMethod?, _ path: String) -> RequestMatcher {
+        method.map { .method($0) && .path(path) } ?? .path(path)
+    }
+
+    // MARK: Answering
 
     public func send(_ request: URLRequest) async throws -> Response {
         try await send(Transfer(request: request))
     }
 
     public func send(_ transfer: Transfer) async throws -> Response {
-        // The same path as Courier's own stubs and non-streaming transports: file bodies read,
-        // downloads written, progress and limits, in one place.
-        try await transfer.sendBuffered { request in
-            recorded.withLock {
-                $0.append(RecordedRequest(request: request, body: request.httpBody, target: transfer.target))
-            }
-            guard let route = routes.withLock({ $0.last { $0.matches(request) } }) else {
-                throw UnstubbedRequest(request: request, target: transfer.target)
-            }
-            if let delay = route.answer.delay {
-                try await clock.sleep(for: delay)
-            }
-            return try await route.answer.make(request)
+        let request = try await transfer.bufferedRequest()
+        let answer = try await answer(for: request, target: transfer.target)
+        let head = try await answer.respond(to: request)
+        let delivery = answer.delivery(of: head.data)
+        let sent = Int64(request.httpBody?.count ?? 0)
+        // The same path as Courier's own stubs and non-streaming transports: downloads written,
+        // progress and limits, in one place.
+        if delivery.isImmediate { return try transfer.completeBuffered(head, sent: sent) }
+
+        if sent > 0 { transfer.progress?(.sent(bytes: sent, total: sent)) }
+        transfer.progress?(.responseStarted(expectedLength: Int64(delivery.total)))
+        var body = Data()
+        for chunk in delivery.chunks {
+            if delivery.interval > .zero { try await clock.sleep(for: delivery.interval) }
+            body.append(chunk)
+            transfer.progress?(.received(bytes: Int64(body.count)))
+        }
+        switch delivery.ending {
+        case .complete:
+            let response = Response(
+                statusCode: head.statusCode, data: body, request: head.request, response: head.response)
+            return try transfer.completeBuffered(response, sent: sent, reportingProgress: false)
+        case .dropped:
+            throw URLError.connectionDropped(url: request.url, remaining: delivery.total - body.count)
+        case .stalled:
+            try await stall()
+            throw URLError(.timedOut)
         }
     }
 
-    /// A route answered with ``StubAnswer/stream(_:status:headers:interval:)`` or
-    /// ``StubAnswer/events(_:interval:)`` streams its chunks on the transport's clock; any other
-    /// answer is handed over whole.
+    /// The head at once (after the answer's delay), then the body as the answer delivers it, on
+    /// the transport's clock: chunks of a streamed or throttled answer one by one, then the end
+    /// (complete, dropped or stalled).
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
-        let request = transfer.request
-        guard let route = routes.withLock({ $0.last { $0.matches(request) } }), let chunks = route.answer.chunks else {
-            return try await streamBuffered(transfer)
-        }
-        recorded.withLock {
-            $0.append(RecordedRequest(request: request, body: request.httpBody, target: transfer.target))
-        }
-        if let delay = route.answer.delay {
-            try await clock.sleep(for: delay)
-        }
-        let head = try await route.answer.make(request)
-        return ChunkedAnswer.stream(
-            head: Response(statusCode: head.statusCode, data: Data(), request: request, response: head.response),
-            chunks: chunks.data, interval: chunks.interval, clock: clock, limits: transfer.limits)
-    }
-
-    static func segments(_ path: String) -> [Substring] {
-        path.split(separator: "/", omittingEmptySubsequences: true)
-    }
-
-    static func matches(_ pattern: [Substring], _ path: [Substring]) -> Bool {
-        var index = 0
-        for (position, segment) in pattern.enumerated() {
-            if segment == "**" { return true }
-            guard index < path.count, segment == "*" || segment == path[index] else { return false }
-            index += 1
-            if position == pattern.count - 1 { return index == path.count }
-        }
-        return pattern.isEmpty && path.isEmpty
-    }
-}
-
-/// What a ``StubTransport`` route answers with.
-public struct StubAnswer: Sendable {
-    let make: @Sendable (URLRequest) async throws -> Response
-    /// How long the answer waits on the transport's clock first.
-    public private(set) var delay: Duration?
-    /// For a streamed answer: its chunks and the wait before each.
-    var chunks: (data: [Data], interval: Duration)?
-
-    private init(_ make: @escaping @Sendable (URLRequest) async throws -> Response) {
-        self.make = make
-    }
-
-    /// A body with a status and headers.
-    /// - Parameters:
-    ///   - data: The body.
-    ///   - status: Default: 200.
-    ///   - headers: Default: none.
-    public static func data(_ data: Data, status: Int = 200, headers: [String: String] = [:]) -> StubAnswer {
-        StubAnswer { request in
-            let http = request.url.flatMap {
-                HTTPURLResponse(url: $0, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+        let request = try await transfer.bufferedRequest()
+        let answer = try await answer(for: request, target: transfer.target)
+        let whole = try await answer.respond(to: request)
+        let delivery = answer.delivery(of: whole.data)
+        let head = Response(statusCode: whole.statusCode, data: Data(), request: request, response: whole.response)
+        let ending: ChunkedAnswer.Ending =
+            switch delivery.ending {
+            case .complete: .finish
+            case .dropped:
+                .fail(URLError.connectionDropped(url: request.url, remaining: delivery.total - delivery.deliveredBytes))
+            case .stalled: .stall(Self.stallDuration)
             }
-            return Response(statusCode: status, data: data, request: request, response: http)
+        return ChunkedAnswer.stream(
+            head: head, chunks: delivery.chunks, interval: delivery.interval, clock: clock, limits: transfer.limits,
+            ending: ending)
+    }
+
+    /// Records the request, picks its route and waits the answer's delay (or stalls).
+    private func answer(for request: URLRequest, target: (any TargetType)?) async throws -> StubAnswer {
+        let candidates = state.withLock { $0.routes }
+        var chosen: (route: StubRoute, hit: Int)?
+        for route in candidates.reversed() where route.matcher.matches(request) {
+            if let hit = route.claim() {
+                chosen = (route, hit)
+                break
+            }
         }
-    }
-
-    /// A JSON body from an `Encodable`, with `Content-Type: application/json`.
-    /// - Parameters:
-    ///   - value: The value to encode.
-    ///   - status: Default: 200.
-    ///   - encoder: Default: keys sorted.
-    public static func json(
-        _ value: some Encodable & Sendable, status: Int = 200, encoder: JSONEncoder = .sortedKeys()
-    ) -> StubAnswer {
-        StubAnswer { request in
-            try await data(encoder.encode(value), status: status, headers: ["Content-Type": "application/json"])
-                .make(request)
+        state.withLock {
+            $0.recorded.append(
+                RecordedRequest(request: request, body: request.httpBody, target: target, route: chosen?.route))
         }
-    }
-
-    /// An empty body with this status.
-    /// - Parameter code: The status code.
-    public static func status(_ code: Int) -> StubAnswer { data(Data(), status: code) }
-
-    /// This exact response and body.
-    public static func response(_ response: HTTPURLResponse, data: Data = Data()) -> StubAnswer {
-        StubAnswer { request in
-            Response(statusCode: response.statusCode, data: data, request: request, response: response)
+        guard let chosen else {
+            let failure = UnstubbedRequest(
+                request: request, target: target, closest: Self.closest(candidates, to: request))
+            if unmatched == .recordIssue {
+                Issue.record(Comment(rawValue: failure.description), sourceLocation: sourceLocation)
+            }
+            throw failure
         }
-    }
-
-    /// The transport fails with this error (e.g. `URLError(.notConnectedToInternet)`).
-    public static func error(_ error: any Error) -> StubAnswer {
-        StubAnswer { _ in throw error }
-    }
-
-    /// A body in chunks, `interval` apart on the transport's clock (the first one too), for
-    /// `Provider.stream`; a plain request gets them joined, without waiting.
-    /// - Parameters:
-    ///   - chunks: The chunks.
-    ///   - status: Default: 200.
-    ///   - headers: Default: none.
-    ///   - interval: The wait before each chunk. Default: none.
-    public static func stream(
-        _ chunks: [Data], status: Int = 200, headers: [String: String] = [:], interval: Duration = .zero
-    ) -> StubAnswer {
-        var answer = data(chunks.reduce(into: Data()) { $0.append($1) }, status: status, headers: headers)
-        answer.chunks = (chunks, interval)
+        let answer = chosen.route.answer.resolved(hit: chosen.hit)
+        if let delay = answer.delay { try await clock.sleep(for: delay) }
+        if case .stall = answer.source {
+            try await stall()
+            throw URLError(.timedOut)
+        }
         return answer
     }
 
-    /// Server-Sent Events, one chunk each, `interval` apart, with `Content-Type: text/event-stream`.
-    /// - Parameters:
-    ///   - events: The events.
-    ///   - interval: The wait before each event. Default: none.
-    public static func events(_ events: [ServerSentEvent], interval: Duration = .zero) -> StubAnswer {
-        stream(events.map { $0.encoded() }, headers: ["Content-Type": "text/event-stream"], interval: interval)
+    /// A stall: 100 years on the clock, which cancellation or a deadline ends first.
+    private static let stallDuration = Duration.seconds(100 * 365 * 86_400)
+
+    private func stall() async throws {
+        try await clock.sleep(for: Self.stallDuration)
     }
 
-    /// Whatever the closure makes of the request.
-    public static func handler(_ make: @escaping @Sendable (URLRequest) async throws -> Response) -> StubAnswer {
-        StubAnswer(make)
-    }
-
-    /// The same answer, after waiting `delay` on the transport's clock.
-    /// - Parameter delay: The wait.
-    public func delayed(by delay: Duration) -> StubAnswer {
-        var copy = self
-        copy.delay = delay
-        return copy
+    /// The routes that came closest to matching `request`, best first, with what each missed.
+    static func closest(_ routes: [StubRoute], to request: URLRequest, count: Int = 3) -> [String] {
+        let scored = routes.reversed().map { route -> (missed: [String], route: StubRoute) in
+            (route.matcher.missed(by: request), route)
+        }
+        return scored.sorted { $0.missed.count < $1.missed.count }.prefix(count).map { entry in
+            let place = "\(entry.route.sourceLocation.fileName):\(entry.route.sourceLocation.line)"
+            let why =
+                entry.missed.isEmpty
+                ? "matches, but answered its \(entry.route.hitCount) time(s) already"
+                : "missed " + entry.missed.joined(separator: ", ")
+            return "\(entry.route) (\(place)): \(why)"
+        }
     }
 }
 
 /// A request a ``StubTransport`` has no route for. It reaches the caller as
-/// `CourierError.underlying(_:_:)`; its description names the target, method and URL.
+/// `CourierError.underlying(_:_:)`; its description names the target, method and URL, and lists
+/// the routes that came closest with the conditions each missed.
 public struct UnstubbedRequest: Error, CustomStringConvertible, Sendable {
     /// The request.
     public let request: URLRequest
     /// The target, when known.
     public let target: (any TargetType)?
+    /// The routes that came closest, best first, each with the conditions it missed.
+    public let closestRoutes: [String]
+
+    init(request: URLRequest, target: (any TargetType)?, closest: [String]) {
+        self.request = request
+        self.target = target
+        self.closestRoutes = closest
+    }
 
     public var description: String {
         let method = request.httpMethod ?? "GET"
-        let url = request.url?.absoluteString ?? "<no URL>"
+        let url = request.url.map { Redaction.string($0.absoluteString) } ?? "<no URL>"
         let name = target.map { "\($0)" } ?? "unknown target"
-        return "No stub for \(method) \(url) (target: \(name)). Add a route with StubTransport.on(_:_:_:)."
+        var text = "No stub for \(method) \(url) (target: \(name))."
+        if closestRoutes.isEmpty {
+            text += " The transport has no routes: add one with StubTransport.on(_:_:_:)."
+        } else {
+            text += " Closest routes:\n" + closestRoutes.map { "  - \($0)" }.joined(separator: "\n")
+        }
+        return text
     }
 }

@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func unstubbedRequestFailsNamingTargetMethodAndURL() async {
-        let provider = Provider<API>(transport: StubTransport())
+        let provider = Provider<API>(transport: StubTransport(unmatched: .throwError))
         await #expect {
             try await provider.request(.user(42))
         } throws: { error in
@@ -125,7 +125,7 @@ import Testing
     }
 
     @Test func resetClearsRoutesAndRecords() async throws {
-        let transport = StubTransport().on(nil, "**", .status(200))
+        let transport = StubTransport(unmatched: .throwError).on(nil, "**", .status(200))
         let provider = Provider<API>(transport: transport)
         _ = try await provider.request(.users)
         transport.reset()

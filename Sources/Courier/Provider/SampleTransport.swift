@@ -73,10 +73,22 @@ struct SampleTransport: Transport {
 }
 
 /// A scripted streamed answer, for stubs: the head at once, then each chunk `interval` apart on
-/// `clock`. The writing task ends (and stops waiting) when the reader goes.
+/// `clock`, then the end. The writing task ends (and stops waiting) when the reader goes.
 package enum ChunkedAnswer {
+    /// How a scripted body ends after its last chunk.
+    package enum Ending: Sendable {
+        /// The body is complete.
+        case finish
+        /// The transfer fails with this error (a dropped connection, say).
+        case fail(any Error)
+        /// Nothing more arrives until the reader goes (or `duration` passes on the clock, after
+        /// which the transfer fails with `URLError(.timedOut)`).
+        case stall(Duration)
+    }
+
     package static func stream(
-        head: Response, chunks: [Data], interval: Duration, clock: any Clock<Duration>, limits: Limits
+        head: Response, chunks: [Data], interval: Duration, clock: any Clock<Duration>, limits: Limits,
+        ending: Ending = .finish
     ) -> StreamedResponse {
         let (body, writer) = ResponseBody.makeStream(limits: limits)
         let task = Task {
@@ -86,7 +98,15 @@ package enum ChunkedAnswer {
                 }
                 guard writer.write(chunk) else { return }
             }
-            writer.finish()
+            switch ending {
+            case .finish:
+                writer.finish()
+            case .fail(let error):
+                writer.finish(throwing: error)
+            case .stall(let duration):
+                do { try await clock.sleep(for: duration) } catch { return }
+                writer.finish(throwing: URLError(.timedOut))
+            }
         }
         writer.onTermination { task.cancel() }
         return StreamedResponse(head: head, body: body)

@@ -2,11 +2,11 @@ import Foundation
 
 /// Keeps secrets out of text Courier prints: user info in URLs, and the values of query items
 /// whose names say they are secret.
-enum Redaction {
-    static let placeholder = "<redacted>"
+package enum Redaction {
+    package static let placeholder = "<redacted>"
 
     /// Query item names redacted by default (compared without regard to case).
-    static let defaultSecretQueryItems: Set<String> = [
+    package static let defaultSecretQueryItems: Set<String> = [
         "token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key", "password",
         "passwd", "secret", "client_secret", "signature", "sig", "auth", "session", "code",
     ]
@@ -20,7 +20,7 @@ enum Redaction {
     }
 
     /// As ``url(_:secretQueryItems:)``, for a URL held as text (it need not parse).
-    static func string(_ text: String, secretQueryItems: Set<String> = defaultSecretQueryItems) -> String {
+    package static func string(_ text: String, secretQueryItems: Set<String> = defaultSecretQueryItems) -> String {
         var text = Substring(text)
         var fragment: Substring = ""
         if let hash = text.firstIndex(of: "#") {

@@ -33,11 +33,11 @@ public enum FileBodyFailure: Error, Sendable, Hashable, CustomStringConvertible 
 
 /// Checks and reads of files sent as bodies. Only regular files are sent: a FIFO blocks a reader
 /// forever, `/dev/zero` never ends, a directory hangs FoundationNetworking's upload.
-enum FileBody {
+package enum FileBody {
     /// The size of the regular file at `url` (links followed). A file that reports size 0 but has
     /// content (`/proc` files) is refused. Only `stat` and, for empty files, a read of one byte:
     /// never blocks on a regular file.
-    static func regularFileSize(_ url: URL) throws(FileBodyFailure) -> UInt64 {
+    package static func regularFileSize(_ url: URL) throws(FileBodyFailure) -> UInt64 {
         guard url.isFileURL else { throw .unreadable(url, reason: "not a file URL") }
         var info = stat()
         guard stat(url.path, &info) == 0 else {
@@ -59,7 +59,7 @@ enum FileBody {
 
     /// Reads a whole regular file, refusing one that changes size while read. Blocking: call it
     /// through ``BlockingIO``.
-    static func readAll(_ url: URL, isCancelled: () -> Bool) throws -> Data {
+    package static func readAll(_ url: URL, isCancelled: () -> Bool) throws -> Data {
         let expected = try regularFileSize(url)
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }

@@ -1,9 +1,9 @@
 /// Content types inferred from file extensions, for multipart parts without an explicit type.
-enum MIMEType {
-    static let fallback = "application/octet-stream"
+package enum MIMEType {
+    package static let fallback = "application/octet-stream"
 
     /// The type for a file name's extension (case-insensitive), or `application/octet-stream`.
-    static func forFileName(_ fileName: String) -> String {
+    package static func forFileName(_ fileName: String) -> String {
         guard let dot = fileName.lastIndex(of: "."), dot != fileName.index(before: fileName.endIndex) else {
             return fallback
         }

@@ -232,8 +232,8 @@ enum MultipartEncoder {
 /// blocks (a FIFO with no writer, a slow disk) never holds one of the cooperative pool's few
 /// threads. A cancelled caller is answered at once with `CancellationError`, even while the work
 /// is still blocked; the work sees `isCancelled()` return `true` and its result is dropped.
-enum BlockingIO {
-    static func run<T: Sendable>(
+package enum BlockingIO {
+    package static func run<T: Sendable>(
         _ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T
     ) async throws -> T {
         let call = BlockingCall<T>()

@@ -90,6 +90,14 @@ extension Transfer {
     public func sendBuffered(
         _ send: (URLRequest) async throws -> Response
     ) async throws -> Response {
+        let request = try await bufferedRequest()
+        let response = try await send(request)
+        return try completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
+    }
+
+    /// The start of ``sendBuffered(_:)``: the request with its destination checked and a file
+    /// body read into `httpBody` (off Swift's thread pool).
+    package func bufferedRequest() async throws -> URLRequest {
         var request = self.request
         if !isSample { try RequestValidation.validateDestination(request.url, limits: limits) }
         if case .file(let url) = body {
@@ -97,13 +105,15 @@ extension Transfer {
                 try FileBody.readAll(url, isCancelled: isCancelled)
             }
         }
-        let response = try await send(request)
-        return try completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
+        return request
     }
 
     /// The end of ``sendBuffered(_:)`` once the whole response is in memory: the size limit,
-    /// progress, and for a file destination the body written to the file.
-    func completeBuffered(_ response: Response, sent length: Int64) throws -> Response {
+    /// progress (unless the caller reported it as the body arrived), and for a file destination
+    /// the body written to the file.
+    package func completeBuffered(
+        _ response: Response, sent length: Int64, reportingProgress: Bool = true
+    ) throws -> Response {
         let limit =
             if case .file = destination { limits.maxDownloadBytes } else {
                 limits.maxResponseBytes
@@ -113,9 +123,11 @@ extension Transfer {
             throw CourierError.limitExceeded(
                 destination == .memory ? .responseBody(limit: limit) : .downloadBody(limit: limit))
         }
-        if length > 0 { progress?(.sent(bytes: length, total: length)) }
-        progress?(.responseStarted(expectedLength: received))
-        progress?(.received(bytes: received))
+        if reportingProgress {
+            if length > 0 { progress?(.sent(bytes: length, total: length)) }
+            progress?(.responseStarted(expectedLength: received))
+            progress?(.received(bytes: received))
+        }
         // In memory: returned as it came (the provider reads the sizes off the request and the
         // response), so a stub allocates nothing for its metrics.
         guard case .file(let url) = destination else { return response }
