@@ -1,0 +1,480 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport that records real exchanges to a fixture file and answers from it afterwards,
+/// so tests run against real responses without the network.
+///
+/// ```swift
+/// @Test func showsTheUser() async throws {
+///     let transport = ReplayTransport("showsTheUser")   // Fixtures/showsTheUser.har beside this file
+///     let provider = Provider<GitHub>(transport: transport)
+///     let user = try await provider.request(.user("ada")).map(User.self)
+///     #expect(user.login == "ada")
+/// }
+/// ```
+///
+/// In ``Mode/replay`` (the default) it answers from the fixture and never touches the network; a
+/// missing fixture or a request nothing recorded matches fails with a ``ReplayError`` that says
+/// how to record it, and is recorded as a Swift Testing issue where the transport was made. Run
+/// the tests once with `COURIER_REPLAY=missing` to record what is missing, or
+/// `COURIER_REPLAY=record` to record the fixture again; commit the fixture.
+///
+/// Fixtures are HAR 1.2 files, readable and diffable: sorted keys, sorted headers, fixed times,
+/// bodies as text (Base64 when they are not UTF-8), no `Date` header; recorded twice from the same
+/// answers they are the same file. Secrets are replaced before anything is written
+/// (``FixtureRedaction``: `Authorization`, `Cookie`, `Set-Cookie`, secret-looking query items and
+/// JSON members, by default). Bodies come back byte for byte, downloads and streamed responses
+/// included (a stream in the pieces it arrived in).
+public final class ReplayTransport: Transport, Sendable {
+    /// Whether the transport answers from its fixture, records, or both.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Answers from the fixture only; never sends.
+        case replay
+        /// Sends every request through the recording transport and writes the fixture anew.
+        case record
+        /// Answers what the fixture has; sends and records what it lacks.
+        case recordMissing = "missing"
+
+        /// The environment variable read by ``fromEnvironment``: `COURIER_REPLAY`.
+        public static let environmentVariable = "COURIER_REPLAY"
+
+        /// The mode `COURIER_REPLAY` names: `record`, `missing` or `replay`; ``replay`` when it is
+        /// unset or names none of them.
+        public static var fromEnvironment: Mode {
+            ProcessInfo.processInfo.environment[environmentVariable].flatMap { Mode(rawValue: $0.lowercased()) }
+                ?? .replay
+        }
+    }
+
+    /// The fixture file.
+    public let fixture: URL
+    /// The mode.
+    public let mode: Mode
+    private let matching: ReplayMatching
+    private let redaction: FixtureRedaction
+    private let maxBodyBytes: Int
+    private let sourceLocation: SourceLocation
+    private let nameError: ReplayError?
+    private let makeUpstream: @Sendable () -> any Transport
+
+    /// A recorded exchange, with its request as matching sees it.
+    private struct Stored: Sendable {
+        let entry: HAR.Entry
+        let request: URLRequest
+    }
+
+    private struct State: Sendable {
+        var entries: [Stored]?
+        var uses: [Int] = []
+        var version = 0
+        var upstream: (any Transport)?
+    }
+
+    private let state = Locked(State())
+    /// The version of the entries last written, so an older snapshot never overwrites a newer one.
+    private let written = Locked(0)
+
+    /// Creates a transport on a fixture file.
+    /// - Parameters:
+    ///   - fixture: The HAR file.
+    ///   - mode: Default: ``Mode/fromEnvironment`` (replay unless `COURIER_REPLAY` says otherwise).
+    ///   - upstream: The transport that records: made only when a request is sent. Default:
+    ///     `URLSessionTransport()`.
+    ///   - matching: How requests find their answers. Default: ``ReplayMatching/default``.
+    ///   - redaction: What never reaches the fixture. Default: ``FixtureRedaction/default``.
+    ///   - maxBodyBytes: The largest body written to a fixture. Default: 16 MiB.
+    ///   - sourceLocation: Where issues are reported. Default: the caller.
+    public init(
+        fixture: URL, mode: Mode = .fromEnvironment,
+        upstream: @escaping @autoclosure @Sendable () -> any Transport = URLSessionTransport(),
+        matching: ReplayMatching = .default, redaction: FixtureRedaction = .default, maxBodyBytes: Int = 16 << 20,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        self.fixture = fixture
+        self.mode = mode
+        self.makeUpstream = upstream
+        self.matching = matching
+        self.redaction = redaction
+        self.maxBodyBytes = max(0, maxBodyBytes)
+        self.sourceLocation = sourceLocation
+        self.nameError = nil
+    }
+
+    /// Creates a transport on the fixture `name` in `directory` (by default a `Fixtures` folder
+    /// beside the calling source file): `Fixtures/showsTheUser.har`.
+    /// - Parameters:
+    ///   - name: The fixture's name, `.har` added when missing; may contain `/` for subfolders,
+    ///     never `..`.
+    ///   - directory: The folder. Default: `Fixtures` beside the file that calls this.
+    ///   - mode: Default: ``Mode/fromEnvironment``.
+    ///   - upstream: The transport that records. Default: `URLSessionTransport()`.
+    ///   - matching: Default: ``ReplayMatching/default``.
+    ///   - redaction: Default: ``FixtureRedaction/default``.
+    ///   - filePath: The calling file. Default: the caller.
+    ///   - sourceLocation: Where issues are reported. Default: the caller.
+    public init(
+        _ name: String, directory: URL? = nil, mode: Mode = .fromEnvironment,
+        upstream: @escaping @autoclosure @Sendable () -> any Transport = URLSessionTransport(),
+        matching: ReplayMatching = .default, redaction: FixtureRedaction = .default,
+        filePath: StaticString = #filePath, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let folder =
+            directory
+            ?? URL(fileURLWithPath: "\(filePath)").deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        let valid = !name.isEmpty && !name.hasPrefix("/") && !parts.contains("..") && !parts.contains("")
+        let file = name.hasSuffix(".har") ? name : name + ".har"
+        self.fixture = folder.appendingPathComponent(valid ? file : "invalid.har")
+        self.mode = mode
+        self.makeUpstream = upstream
+        self.matching = matching
+        self.redaction = redaction
+        self.maxBodyBytes = 16 << 20
+        self.sourceLocation = sourceLocation
+        self.nameError = valid ? nil : .invalidFixtureName(name)
+    }
+
+    // MARK: Transport
+
+    public func send(_ request: URLRequest) async throws -> Response {
+        try await send(Transfer(request: request))
+    }
+
+    public func send(_ transfer: Transfer) async throws -> Response {
+        try checkName()
+        if mode != .record {
+            let request = try await transfer.bufferedRequest()
+            if let stored = try await replay(request) {
+                if let failure = stored.entry.response.error { throw Self.error(failure) }
+                return try transfer.completeBuffered(
+                    Self.response(stored.entry, for: request), sent: Int64(request.httpBody?.count ?? 0))
+            }
+            guard mode == .recordMissing else { throw try await noMatch(request) }
+        }
+        return try await recordSend(transfer)
+    }
+
+    public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+        try checkName()
+        if mode != .record {
+            let request = try await transfer.bufferedRequest()
+            if let stored = try await replay(request) {
+                let response = Self.response(stored.entry, for: request)
+                let head = Response(
+                    statusCode: response.statusCode, data: Data(), request: request, response: response.response)
+                // No head was recorded: the exchange failed before it.
+                if let failure = stored.entry.response.error, stored.entry.response.status == 0 {
+                    throw Self.error(failure)
+                }
+                return ChunkedAnswer.stream(
+                    head: head, chunks: Self.chunks(response.data, sizes: stored.entry.response.chunks),
+                    interval: .zero, clock: ContinuousClock(), limits: transfer.limits,
+                    ending: stored.entry.response.error.map { .fail(Self.error($0)) } ?? .finish)
+            }
+            guard mode == .recordMissing else { throw try await noMatch(request) }
+        }
+        return try await recordStream(transfer)
+    }
+
+    // MARK: Replaying
+
+    /// The next recorded exchange that matches `request`, or `nil`.
+    private func replay(_ request: URLRequest) async throws -> Stored? {
+        let entries = try await load()
+        let live = redaction.request(request, body: request.httpBody ?? Data()).request
+        let matches = entries.indices.filter { matching.differences(live, entries[$0].request).isEmpty }
+        guard !matches.isEmpty else { return nil }
+        return state.withLock { state in
+            if state.uses.count < entries.count {
+                state.uses += Array(repeating: 0, count: entries.count - state.uses.count)
+            }
+            let index = matches.first { state.uses[$0] == 0 } ?? matches[matches.count - 1]
+            state.uses[index] += 1
+            return entries[index]
+        }
+    }
+
+    private func noMatch(_ request: URLRequest) async throws -> ReplayError {
+        let entries = try await load()
+        let live = redaction.request(request, body: request.httpBody ?? Data()).request
+        let closest = entries.map { ($0, matching.differences(live, $0.request)) }
+            .sorted { $0.1.count < $1.1.count }
+            .prefix(3)
+            .map {
+                "\($0.0.entry.request.method) \($0.0.entry.request.url): differs in \($0.1.joined(separator: ", "))"
+            }
+        let described = "\(request.httpMethod ?? "GET") \(live.url?.absoluteString ?? "<no URL>")"
+        return fail(.noMatch(request: described, fixture: fixture, closest: Array(closest)))
+    }
+
+    /// The recorded exchanges, read once (none in record mode).
+    private func load() async throws -> [Stored] {
+        if let entries = state.withLock({ $0.entries }) { return entries }
+        var loaded: [Stored] = []
+        if mode != .record {
+            let (fixture, redaction) = (self.fixture, self.redaction)
+            let outcome = try await BlockingIO.run { _ -> Result<[Stored], ReplayError> in
+                guard FileManager.default.fileExists(atPath: fixture.path) else {
+                    return .failure(.fixtureMissing(fixture))
+                }
+                do {
+                    let file = try JSONDecoder().decode(HAR.File.self, from: Data(contentsOf: fixture))
+                    return .success(file.log.entries.map { Stored(entry: $0, request: Self.request($0, redaction)) })
+                } catch {
+                    return .failure(.unreadableFixture(fixture, reason: "\(error)"))
+                }
+            }
+            switch outcome {
+            case .success(let entries): loaded = entries
+            case .failure(.fixtureMissing) where mode == .recordMissing: loaded = []
+            case .failure(let error): throw fail(error)
+            }
+        }
+        return state.withLock { state in
+            if state.entries == nil { state.entries = loaded }
+            return state.entries ?? loaded
+        }
+    }
+
+    /// A recorded request as matching sees it.
+    private static func request(_ entry: HAR.Entry, _ redaction: FixtureRedaction) -> URLRequest {
+        var request = URLRequest(url: URL(string: entry.request.url) ?? URL(fileURLWithPath: "/"))
+        request.httpMethod = entry.request.method
+        for header in entry.request.headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
+        if let post = entry.request.postData { request.httpBody = HAR.data(post.text, encoding: post.encoding) }
+        return request
+    }
+
+    /// The recorded response, for `request`.
+    private static func response(_ entry: HAR.Entry, for request: URLRequest) -> Response {
+        let recorded = entry.response
+        let body = HAR.data(recorded.content.text, encoding: recorded.content.encoding) ?? Data()
+        var fields: [String: String] = [:]
+        for header in recorded.headers {
+            fields[header.name] = fields[header.name].map { "\($0), \(header.value)" } ?? header.value
+        }
+        let http = request.url.flatMap {
+            HTTPURLResponse(
+                url: $0, statusCode: recorded.status, httpVersion: recorded.httpVersion, headerFields: fields)
+        }
+        return Response(statusCode: recorded.status, data: body, request: request, response: http)
+    }
+
+    /// The body in the pieces it was recorded in (one piece when the sizes do not add up).
+    private static func chunks(_ body: Data, sizes: [Int]?) -> [Data] {
+        guard let sizes, sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) == body.count else {
+            return body.isEmpty ? [] : [body]
+        }
+        var offset = body.startIndex
+        return sizes.map { size in
+            defer { offset += size }
+            return body.subdata(in: offset..<offset + size)
+        }
+    }
+
+    private static func error(_ failure: HAR.Failure) -> any Error {
+        if failure.domain == NSURLErrorDomain {
+            #if canImport(FoundationNetworking)
+                // Failable on Linux only.
+                return URLError(URLError.Code(rawValue: failure.code) ?? .unknown)
+            #else
+                return URLError(URLError.Code(rawValue: failure.code))
+            #endif
+        }
+        return NSError(
+            domain: failure.domain, code: failure.code, userInfo: [NSLocalizedDescriptionKey: failure.description])
+    }
+
+    // MARK: Recording
+
+    private var upstream: any Transport {
+        state.withLock { state in
+            if let upstream = state.upstream { return upstream }
+            let made = makeUpstream()
+            state.upstream = made
+            return made
+        }
+    }
+
+    private func recordSend(_ transfer: Transfer) async throws -> Response {
+        let sentBody = try await requestBody(of: transfer)
+        let response: Response
+        do {
+            response = try await upstream.send(transfer)
+        } catch {
+            if let failure = Self.recordable(error) {
+                try await record(transfer.request, sentBody, response: nil, body: Data(), chunks: nil, failure: failure)
+            }
+            throw error
+        }
+        let received: Data
+        if let file = response.fileURL {
+            received = try await readBounded(file)
+        } else {
+            received = response.data
+        }
+        try await record(transfer.request, sentBody, response: response, body: received, chunks: nil, failure: nil)
+        return response
+    }
+
+    private func recordStream(_ transfer: Transfer) async throws -> StreamedResponse {
+        let sentBody = try await requestBody(of: transfer)
+        let streamed: StreamedResponse
+        do {
+            streamed = try await upstream.stream(transfer)
+        } catch {
+            if let failure = Self.recordable(error) {
+                try await record(transfer.request, sentBody, response: nil, body: Data(), chunks: nil, failure: failure)
+            }
+            throw error
+        }
+        let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
+        let head = streamed.head
+        let limit = maxBodyBytes
+        let pump = Task {
+            var received = Data()
+            var sizes: [Int] = []
+            var failure: (any Error)?
+            do {
+                for try await chunk in streamed.body {
+                    received.append(chunk)
+                    sizes.append(chunk.count)
+                    if received.count > limit {
+                        writer.finish(throwing: fail(.bodyTooLarge(limit: limit)))
+                        return
+                    }
+                    guard writer.write(chunk) else { return }
+                }
+            } catch {
+                failure = error
+            }
+            // The reader left: what arrived is not the whole answer, so nothing is recorded.
+            guard !writer.isTerminated, !Task.isCancelled else { return }
+            do {
+                try await record(
+                    transfer.request, sentBody, response: head, body: received, chunks: sizes,
+                    failure: failure.flatMap(Self.recordable))
+            } catch {
+                writer.finish(throwing: error)
+                return
+            }
+            if let failure { writer.finish(throwing: failure) } else { writer.finish() }
+        }
+        writer.onTermination { pump.cancel() }
+        return StreamedResponse(head: head, body: body)
+    }
+
+    /// The request body as sent: `httpBody`, or the file's contents.
+    private func requestBody(of transfer: Transfer) async throws -> Data {
+        guard case .file(let url) = transfer.body else { return transfer.request.httpBody ?? Data() }
+        return try await readBounded(url)
+    }
+
+    private func readBounded(_ url: URL) async throws -> Data {
+        let limit = maxBodyBytes
+        let size = try FileBody.regularFileSize(url)
+        guard size <= UInt64(limit) else { throw fail(.bodyTooLarge(limit: limit)) }
+        return try await BlockingIO.run { isCancelled in try FileBody.readAll(url, isCancelled: isCancelled) }
+    }
+
+    /// A transport failure worth replaying: a `URLError` other than a cancellation.
+    private static func recordable(_ error: any Error) -> HAR.Failure? {
+        let underlying = (error as? CourierError)?.underlyingError ?? error
+        guard let urlError = underlying as? URLError, urlError.code != .cancelled else { return nil }
+        return HAR.Failure(
+            domain: NSURLErrorDomain, code: urlError.code.rawValue, description: "URLError \(urlError.code.rawValue)")
+    }
+
+    /// Adds an exchange to the fixture and writes it.
+    private func record(
+        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?
+    ) async throws {
+        guard sentBody.count <= maxBodyBytes, body.count <= maxBodyBytes else {
+            throw fail(.bodyTooLarge(limit: maxBodyBytes))
+        }
+        let entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
+        _ = try await load()
+        let stored = Stored(entry: entry, request: Self.request(entry, redaction))
+        let (snapshot, version) = state.withLock { state in
+            state.entries = (state.entries ?? []) + [stored]
+            state.uses.append(1)
+            state.version += 1
+            return (state.entries ?? [], state.version)
+        }
+        // Stable: by URL and method, exchanges of the same request in the order they happened.
+        let entries = snapshot.map(\.entry).enumerated().sorted {
+            ($0.element.request.url, $0.element.request.method, $0.offset)
+                < ($1.element.request.url, $1.element.request.method, $1.offset)
+        }.map(\.element)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(HAR.File(log: HAR.Log(entries: entries)))
+        let (fixture, written) = (self.fixture, self.written)
+        try await BlockingIO.run { _ in
+            try written.withLock { last in
+                guard version > last else { return }
+                try FileManager.default.createDirectory(
+                    at: fixture.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try (data + Data("\n".utf8)).write(to: fixture, options: .atomic)
+                last = version
+            }
+        }
+    }
+
+    private func makeEntry(
+        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?
+    ) -> HAR.Entry {
+        let (redacted, redactedBody) = redaction.request(request, body: sentBody)
+        let url = redacted.url ?? URL(fileURLWithPath: "/")
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        var postData: HAR.PostData?
+        if !redactedBody.isEmpty {
+            let (text, encoding) = HAR.text(redactedBody)
+            postData = HAR.PostData(
+                mimeType: request.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream", text: text,
+                encoding: encoding)
+        }
+        let harRequest = HAR.Request(
+            method: request.httpMethod ?? "GET", url: url.absoluteString,
+            headers: redaction.headerFields(request.allHTTPHeaderFields ?? [:]),
+            queryString: query.map { HAR.NameValue(name: $0.name, value: $0.value ?? "") }, postData: postData,
+            bodySize: redactedBody.count)
+
+        var received = redaction.body(body)
+        if let filter = redaction.responseBody { received = filter(received, request) }
+        var fields: [String: String] = [:]
+        for (name, value) in response?.response?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        if received.count != body.count, let name = fields.keys.first(where: { $0.lowercased() == "content-length" }) {
+            fields[name] = "\(received.count)"
+        }
+        let (text, encoding) = HAR.text(received)
+        let status = response?.statusCode ?? 0
+        let harResponse = HAR.Response(
+            status: status, statusText: status == 0 ? "" : HTTPURLResponse.localizedString(forStatusCode: status),
+            headers: redaction.headerFields(fields, dropping: redaction.volatileResponseHeaders),
+            content: HAR.Content(
+                size: received.count, mimeType: response?.value(forHTTPHeaderField: "Content-Type") ?? "",
+                text: received.isEmpty ? nil : text, encoding: encoding),
+            bodySize: received.count, chunks: received.count == body.count ? chunks : nil, error: failure)
+        return HAR.Entry(request: harRequest, response: harResponse)
+    }
+
+    // MARK: Failures
+
+    private func checkName() throws {
+        if let nameError { throw fail(nameError) }
+    }
+
+    /// Records `error` as a Swift Testing issue where the transport was made, and returns it.
+    private func fail(_ error: ReplayError) -> ReplayError {
+        Issue.record(Comment(rawValue: error.description), sourceLocation: sourceLocation)
+        return error
+    }
+}
