@@ -75,14 +75,16 @@ let package = Package(
                 .product(name: "CourierTesting", package: "Courier"),
             ]
         ),
-        // How to test your own code with CourierTesting.
+        // How to test your own code with CourierTesting: stubs, scripted answers, and recorded
+        // answers replayed from Fixtures/ (HAR files, read and written by path, not resources).
         .testTarget(
             name: "TodoAPITests",
             dependencies: [
                 "TodoAPI",
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierTesting", package: "Courier"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -40,6 +40,24 @@ import TodoAPI
         #expect(transport.requests.isEmpty)
     }
 
+    @Test func aFlakyServerIsOneLine() async throws {
+        // 503 on the first call, the list from then on: the client surfaces the failure, then recovers.
+        let list = transport.route(
+            .get, "todos", .sequence([.status(503), .json([Todo(id: 1, title: "a", completed: false)])]))
+        await #expect(throws: CourierError.self) { try await client.agenda() }
+        #expect(try await client.agenda().map(\.id) == [1])
+        transport.verify(list, times: 2)
+    }
+
+    @Test func onlyTheRequestsExpectedAreSent() async throws {
+        transport.on(.get, "todos", .json([Todo]()))
+        transport.on(.post, "todos", .json(Todo(id: 1, title: "Milk", completed: false), status: 201).once())
+        _ = try await client.add("Milk")
+        _ = try await client.agenda()
+        transport.verifyOrder([.method(.post) && .jsonBody(NewTodo(title: "Milk")), .method(.get)])
+        transport.verifyAllRoutesUsed()
+    }
+
     @Test func serverErrorsSurface() async {
         transport.on(.get, "todos", .status(503))
         await #expect {
