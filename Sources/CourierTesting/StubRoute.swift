@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// A route of a ``StubTransport``: what it matches, what it answers, and how often it was used.
-/// ``StubTransport/route(_:_:sourceLocation:)`` returns one, for ``StubTransport/verify(_:times:sourceLocation:)``.
+/// ``StubTransport/route(_:_:sourceLocation:)`` returns one, for `StubTransport.verify(_:times:)`.
 public final class StubRoute: Sendable, CustomStringConvertible {
     /// What the route answers.
     public let matcher: RequestMatcher

@@ -56,7 +56,7 @@ extension StubTransport {
     /// Checks that exactly `count` requests with this method and path were received.
     /// - Parameters:
     ///   - method: The method, or `nil` for any.
-    ///   - path: The path pattern, as for ``on(_:_:_:sourceLocation:)-(HTTPMethod?,_,_,_)``.
+    ///   - path: The path pattern, as for ``on(_:_:_:sourceLocation:)``.
     ///   - count: How many.
     ///   - sourceLocation: Where a failure is reported. Default: the caller.
     /// - Returns: Whether the check passed.

@@ -19,3 +19,19 @@ import TodoAPI
     #expect(try await client.agenda().map(\.id) == [1])
     #expect(transport.requests.count == 1)
 }
+
+@Test func recoversFromAFlakyServer() async throws {
+    let transport = StubTransport()
+    let list = transport.route(.get, "todos", .sequence([.status(503), .json([Todo]())]))
+    let client = TodoClient(transport: transport)
+    await #expect(throws: CourierError.self) { try await client.agenda() }
+    #expect(try await client.agenda().isEmpty)
+    transport.verify(list, times: 2)
+}
+
+// Compiled, not run: its fixture lives beside the TodoAPITests (see TodoReplayTests).
+func agendaFromRecordedAnswers() async throws {
+    // Fixtures/agenda.har beside this file; COURIER_REPLAY=missing swift test records it.
+    let client = TodoClient(transport: ReplayTransport("agenda"))
+    #expect(try await client.agenda().count == 3)
+}
