@@ -316,6 +316,37 @@ import Testing
         }
     }
 
+    @Test func aHARFileFromABrowserReplaysToo() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // The shape browsers' developer tools export: pages, fractional times, more timings,
+        // underscore fields, a Base64 body, a repeated header.
+        let har = #"""
+            {"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"},
+              "pages": [{"startedDateTime": "2026-11-24T06:00:00.000Z", "id": "page_1", "title": "x", "pageTimings": {}}],
+              "entries": [{"_initiator": {"type": "script"}, "_resourceType": "fetch", "pageref": "page_1",
+                "startedDateTime": "2026-11-24T06:00:01.123Z", "time": 41.75,
+                "request": {"method": "GET", "url": "https://api.example.com/v1/binary?b=2&a=1", "httpVersion": "h2",
+                  "headers": [{"name": ":authority", "value": "api.example.com"}], "queryString": [],
+                  "cookies": [], "headersSize": -1, "bodySize": 0},
+                "response": {"status": 200, "statusText": "", "httpVersion": "h2",
+                  "headers": [{"name": "content-type", "value": "application/octet-stream"},
+                              {"name": "x-part", "value": "1"}, {"name": "x-part", "value": "2"}],
+                  "cookies": [], "content": {"size": 4, "mimeType": "application/octet-stream", "compression": 0,
+                  "text": "AAEC/w==", "encoding": "base64"}, "redirectURL": "", "headersSize": -1, "bodySize": -1,
+                  "_transferSize": 120, "_error": null},
+                "cache": {}, "timings": {"blocked": 1.2, "dns": -1, "ssl": -1, "connect": -1, "send": 0.1,
+                  "wait": 40.1, "receive": 0.35, "_blocked_queueing": 0.9}, "serverIPAddress": "192.0.2.1",
+                "connection": "443"}]}}
+            """#
+        let fixture = try folder.file("browser.har", contents: Data(har.utf8))
+        let transport = ReplayTransport(fixture: fixture, mode: .replay, upstream: Self.unreachable())
+        let response = try await transport.send(
+            URLRequest(url: URL(string: "https://api.example.com/v1/binary?a=1&b=2")!))
+        #expect(response.data == Data([0, 1, 2, 255]))
+        #expect(response.value(forHTTPHeaderField: "X-Part") == "1, 2")
+    }
+
     @Test func theModeComesFromItsName() {
         #expect(ReplayTransport.Mode(rawValue: "record") == .record)
         #expect(ReplayTransport.Mode(rawValue: "missing") == .recordMissing)

@@ -33,6 +33,19 @@ enum HAR {
         var response: Response
         var cache: [String: String] = [:]
         var timings = Timings()
+
+        init(request: Request, response: Response) {
+            self.request = request
+            self.response = response
+        }
+
+        /// Lenient: a HAR file from a browser or a proxy (fractional times, more timings, page
+        /// references) replays too; only the request and the response are read.
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            request = try container.decode(Request.self, forKey: .request)
+            response = try container.decode(Response.self, forKey: .response)
+        }
     }
 
     struct Request: Codable, Sendable {
@@ -45,11 +58,34 @@ enum HAR {
         var postData: PostData?
         var headersSize = -1
         var bodySize: Int
+
+        init(
+            method: String, url: String, headers: [NameValue], queryString: [NameValue], postData: PostData?,
+            bodySize: Int
+        ) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.queryString = queryString
+            self.postData = postData
+            self.bodySize = bodySize
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            method = try container.decode(String.self, forKey: .method)
+            url = try container.decode(String.self, forKey: .url)
+            headers = try container.decodeIfPresent([NameValue].self, forKey: .headers) ?? []
+            queryString = try container.decodeIfPresent([NameValue].self, forKey: .queryString) ?? []
+            postData = try container.decodeIfPresent(PostData.self, forKey: .postData)
+            bodySize = (try? container.decodeIfPresent(Int.self, forKey: .bodySize)) ?? -1
+        }
     }
 
     struct PostData: Codable, Sendable {
         var mimeType: String
-        var text: String
+        /// Absent in other tools' HAR files for a form given as `params`.
+        var text: String?
         /// `base64` for a body that is not UTF-8 text (HAR has no field for it in `postData`).
         var encoding: String?
 
@@ -80,6 +116,33 @@ enum HAR {
             case chunks = "_chunks"
             case error = "_error"
         }
+
+        init(
+            status: Int, statusText: String, headers: [NameValue], content: Content, bodySize: Int, chunks: [Int]?,
+            error: Failure?
+        ) {
+            self.status = status
+            self.statusText = statusText
+            self.headers = headers
+            self.content = content
+            self.bodySize = bodySize
+            self.chunks = chunks
+            self.error = error
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decode(Int.self, forKey: .status)
+            statusText = try container.decodeIfPresent(String.self, forKey: .statusText) ?? ""
+            httpVersion = try container.decodeIfPresent(String.self, forKey: .httpVersion) ?? "HTTP/1.1"
+            headers = try container.decodeIfPresent([NameValue].self, forKey: .headers) ?? []
+            content =
+                try container.decodeIfPresent(Content.self, forKey: .content)
+                ?? Content(size: 0, mimeType: "", text: nil, encoding: nil)
+            bodySize = (try? container.decodeIfPresent(Int.self, forKey: .bodySize)) ?? -1
+            chunks = try container.decodeIfPresent([Int].self, forKey: .chunks)
+            error = try container.decodeIfPresent(Failure.self, forKey: .error)
+        }
     }
 
     struct Content: Codable, Sendable {
@@ -87,6 +150,21 @@ enum HAR {
         var mimeType: String
         var text: String?
         var encoding: String?
+
+        init(size: Int, mimeType: String, text: String?, encoding: String?) {
+            self.size = size
+            self.mimeType = mimeType
+            self.text = text
+            self.encoding = encoding
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            size = (try? container.decodeIfPresent(Int.self, forKey: .size)) ?? 0
+            mimeType = try container.decodeIfPresent(String.self, forKey: .mimeType) ?? ""
+            text = try container.decodeIfPresent(String.self, forKey: .text)
+            encoding = try container.decodeIfPresent(String.self, forKey: .encoding)
+        }
     }
 
     struct Failure: Codable, Sendable {
