@@ -56,7 +56,7 @@ public struct ConformanceServers: Sendable {
 ///
 /// Each check makes its own `Provider` on the transport, records failures through
 /// Swift Testing (`#expect`), and removes every file it made.
-public enum TransportConformance {
+public enum TransportConformance: Sendable {
     /// One check of the suite.
     public struct Check: Sendable, CustomTestStringConvertible {
         /// What it checks, as the test case's name.
