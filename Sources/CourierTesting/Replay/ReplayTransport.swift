@@ -190,9 +190,6 @@ public final class ReplayTransport: Transport, Sendable {
         let matches = entries.indices.filter { matching.differences(live, entries[$0].request).isEmpty }
         guard !matches.isEmpty else { return nil }
         return state.withLock { state in
-            if state.uses.count < entries.count {
-                state.uses += Array(repeating: 0, count: entries.count - state.uses.count)
-            }
             let index = matches.first { state.uses[$0] == 0 } ?? matches[matches.count - 1]
             state.uses[index] += 1
             return entries[index]
@@ -236,7 +233,10 @@ public final class ReplayTransport: Transport, Sendable {
             }
         }
         return state.withLock { state in
-            if state.entries == nil { state.entries = loaded }
+            if state.entries == nil {
+                state.entries = loaded
+                state.uses = Array(repeating: 0, count: loaded.count)
+            }
             return state.entries ?? loaded
         }
     }
@@ -303,15 +303,7 @@ public final class ReplayTransport: Transport, Sendable {
 
     private func recordSend(_ transfer: Transfer) async throws -> Response {
         let sentBody = try await requestBody(of: transfer)
-        let response: Response
-        do {
-            response = try await upstream.send(transfer)
-        } catch {
-            if let failure = Self.recordable(error) {
-                try await record(transfer.request, sentBody, response: nil, body: Data(), chunks: nil, failure: failure)
-            }
-            throw error
-        }
+        let response = try await recordingFailure(of: transfer, sentBody) { try await $0.send(transfer) }
         let received: Data
         if let file = response.fileURL {
             received = try await readBounded(file)
@@ -324,15 +316,7 @@ public final class ReplayTransport: Transport, Sendable {
 
     private func recordStream(_ transfer: Transfer) async throws -> StreamedResponse {
         let sentBody = try await requestBody(of: transfer)
-        let streamed: StreamedResponse
-        do {
-            streamed = try await upstream.stream(transfer)
-        } catch {
-            if let failure = Self.recordable(error) {
-                try await record(transfer.request, sentBody, response: nil, body: Data(), chunks: nil, failure: failure)
-            }
-            throw error
-        }
+        let streamed = try await recordingFailure(of: transfer, sentBody) { try await $0.stream(transfer) }
         let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
         let head = streamed.head
         let limit = maxBodyBytes
@@ -369,6 +353,21 @@ public final class ReplayTransport: Transport, Sendable {
         return StreamedResponse(head: head, body: body)
     }
 
+    /// Runs `exchange` on the upstream transport; a transport failure before any response is
+    /// recorded (and thrown).
+    private func recordingFailure<T>(
+        of transfer: Transfer, _ sentBody: Data, _ exchange: (any Transport) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await exchange(upstream)
+        } catch {
+            if let failure = Self.recordable(error) {
+                try await record(transfer.request, sentBody, response: nil, body: Data(), chunks: nil, failure: failure)
+            }
+            throw error
+        }
+    }
+
     /// The request body as sent: `httpBody`, or the file's contents.
     private func requestBody(of transfer: Transfer) async throws -> Data {
         guard case .file(let url) = transfer.body else { return transfer.request.httpBody ?? Data() }
@@ -401,6 +400,8 @@ public final class ReplayTransport: Transport, Sendable {
         _ = try await load()
         let stored = Stored(entry: entry, request: Self.request(entry, redaction))
         let (snapshot, version) = state.withLock { state in
+            // Recorded now, so it counts as used: a replay of the same request in this run (record
+            // missing) answers with it after the ones recorded before.
             state.entries = (state.entries ?? []) + [stored]
             state.uses.append(1)
             state.version += 1
