@@ -151,59 +151,47 @@ struct LoadCheck {
     static func cancel(base: URL, count: Int) async throws {
         let raw = URLSession(configuration: URLSessionTransport.defaultConfiguration())
         let provider = Provider<Slow>(transport: URLSessionTransport())
-        var courierLatencies: [Double] = []
-        var rawLatencies: [Double] = []
-        for _ in 0..<count {
-            let courierTask = Task { try await provider.request(Slow(baseURL: base)) }
-            // Let the request reach the server and wait there.
-            try await Task.sleep(for: .milliseconds(3))
-            var started = ContinuousClock.now
-            courierTask.cancel()
-            _ = await courierTask.result
-            courierLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
-
-            let rawTask = Task { try await raw.data(for: URLRequest(url: base.appendingPathComponent("delay/10000"))) }
-            try await Task.sleep(for: .milliseconds(3))
-            started = ContinuousClock.now
-            rawTask.cancel()
-            _ = await rawTask.result
-            rawLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
+        try await cancelLatencies(label: "cancel", count: count) {
+            _ = try await provider.request(Slow(baseURL: base))
+        } raw: {
+            _ = try await raw.data(for: URLRequest(url: base.appendingPathComponent("delay/10000")))
         }
-        courierLatencies.sort()
-        rawLatencies.sort()
-        line("cancel-p50", percentile(courierLatencies, 0.5), percentile(rawLatencies, 0.5), "ms", format: "%.3f")
-        line("cancel-p99", percentile(courierLatencies, 0.99), percentile(rawLatencies, 0.99), "ms", format: "%.3f")
-        try await cancelOnAsyncHTTPClient(base: base, count: count)
+        // The same on AsyncHTTPClientTransport, next to raw AsyncHTTPClient on the same client.
+        let ahcProvider = Provider<Slow>(transport: AsyncHTTPClientTransport())
+        let client = AsyncHTTPClientTransport.sharedClient
+        let url = base.appendingPathComponent("delay/10000").absoluteString
+        try await cancelLatencies(label: "cancel-ahc", count: count) {
+            _ = try await ahcProvider.request(Slow(baseURL: base))
+        } raw: {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 20)
+        }
     }
 
-    /// The same on AsyncHTTPClientTransport, next to raw AsyncHTTPClient on the same client.
-    static func cancelOnAsyncHTTPClient(base: URL, count: Int) async throws {
-        let provider = Provider<Slow>(transport: AsyncHTTPClientTransport())
-        let client = AsyncHTTPClientTransport.sharedClient
+    /// Cancel-to-return latency, `count` times each: a request through Courier, then the same
+    /// request on the raw client, each cancelled once it has reached the server and waits there.
+    static func cancelLatencies(
+        label: String, count: Int, courier: @escaping @Sendable () async throws -> Void,
+        raw: @escaping @Sendable () async throws -> Void
+    ) async throws {
+        func latency(_ request: @escaping @Sendable () async throws -> Void) async throws -> Double {
+            let task = Task { try await request() }
+            // Let the request reach the server and wait there.
+            try await Task.sleep(for: .milliseconds(3))
+            let started = ContinuousClock.now
+            task.cancel()
+            _ = await task.result
+            return seconds(ContinuousClock.now - started) * 1_000
+        }
         var courierLatencies: [Double] = []
         var rawLatencies: [Double] = []
         for _ in 0..<count {
-            let courierTask = Task { try await provider.request(Slow(baseURL: base)) }
-            try await Task.sleep(for: .milliseconds(3))
-            var started = ContinuousClock.now
-            courierTask.cancel()
-            _ = await courierTask.result
-            courierLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
-
-            let url = base.appendingPathComponent("delay/10000").absoluteString
-            let rawTask = Task {
-                let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
-                _ = try await response.body.collect(upTo: 1 << 20)
-            }
-            try await Task.sleep(for: .milliseconds(3))
-            started = ContinuousClock.now
-            rawTask.cancel()
-            _ = await rawTask.result
-            rawLatencies.append(seconds(ContinuousClock.now - started) * 1_000)
+            courierLatencies.append(try await latency(courier))
+            rawLatencies.append(try await latency(raw))
         }
         courierLatencies.sort()
         rawLatencies.sort()
-        line("cancel-ahc-p50", percentile(courierLatencies, 0.5), percentile(rawLatencies, 0.5), "ms", format: "%.3f")
-        line("cancel-ahc-p99", percentile(courierLatencies, 0.99), percentile(rawLatencies, 0.99), "ms", format: "%.3f")
+        line("\(label)-p50", percentile(courierLatencies, 0.5), percentile(rawLatencies, 0.5), "ms", format: "%.3f")
+        line("\(label)-p99", percentile(courierLatencies, 0.99), percentile(rawLatencies, 0.99), "ms", format: "%.3f")
     }
 }
