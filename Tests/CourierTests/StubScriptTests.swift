@@ -345,7 +345,7 @@ import Testing
         #expect(clock.now.offset == .seconds(5))
         let cancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try await clock.sleep(for: .seconds(1))
+            try await clock.sleep(for: .seconds(1))  // clock-ok: an ImmediateClock, in a cancelled task
         }
         await #expect(throws: CancellationError.self) { try await cancelled.value }
     }

@@ -1,0 +1,186 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Recording: exchanges sent through the upstream transport, redacted, written to the fixture.
+extension ReplayTransport {
+
+    private var upstream: any Transport {
+        state.withLock { state in
+            if let upstream = state.upstream { return upstream }
+            let made = makeUpstream()
+            state.upstream = made
+            return made
+        }
+    }
+
+    func recordSend(_ transfer: Transfer) async throws -> Response {
+        let sentBody = try await requestBody(of: transfer)
+        let response = try await recordingFailure(of: transfer, sentBody) { try await $0.send(transfer) }
+        let received: Data
+        if let file = response.fileURL {
+            received = try await readBounded(file)
+        } else {
+            received = response.data
+        }
+        try await record(transfer.request, sentBody, response: response, body: received, chunks: nil, failure: nil)
+        return response
+    }
+
+    func recordStream(_ transfer: Transfer) async throws -> StreamedResponse {
+        let sentBody = try await requestBody(of: transfer)
+        let streamed = try await recordingFailure(of: transfer, sentBody) { try await $0.stream(transfer) }
+        let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
+        let head = streamed.head
+        let limit = maxBodyBytes
+        let pump = Task {
+            var received = Data()
+            var sizes: [Int] = []
+            var failure: (any Error)?
+            do {
+                for try await chunk in streamed.body {
+                    received.append(chunk)
+                    sizes.append(chunk.count)
+                    if received.count > limit {
+                        writer.finish(throwing: fail(.bodyTooLarge(limit: limit)))
+                        return
+                    }
+                    guard writer.write(chunk) else { return }
+                }
+            } catch {
+                failure = error
+            }
+            // The reader left: what arrived is not the whole answer, so nothing is recorded.
+            guard !writer.isTerminated, !Task.isCancelled else { return }
+            do {
+                try await record(
+                    transfer.request, sentBody, response: head, body: received, chunks: sizes,
+                    failure: failure.flatMap(Self.recordable))
+            } catch {
+                writer.finish(throwing: error)
+                return
+            }
+            if let failure { writer.finish(throwing: failure) } else { writer.finish() }
+        }
+        writer.onTermination { pump.cancel() }
+        return StreamedResponse(head: head, body: body)
+    }
+
+    /// Runs `exchange` on the upstream transport; a transport failure before any response is
+    /// recorded (and thrown).
+    private func recordingFailure<T>(
+        of transfer: Transfer, _ sentBody: Data, _ exchange: (any Transport) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await exchange(upstream)
+        } catch {
+            if let failure = Self.recordable(error) {
+                try await record(transfer.request, sentBody, response: nil, body: Data(), chunks: nil, failure: failure)
+            }
+            throw error
+        }
+    }
+
+    /// The request body as sent: `httpBody`, or the file's contents.
+    private func requestBody(of transfer: Transfer) async throws -> Data {
+        guard case .file(let url) = transfer.body else { return transfer.request.httpBody ?? Data() }
+        return try await readBounded(url)
+    }
+
+    private func readBounded(_ url: URL) async throws -> Data {
+        let limit = maxBodyBytes
+        let size = try FileBody.regularFileSize(url)
+        guard size <= UInt64(limit) else { throw fail(.bodyTooLarge(limit: limit)) }
+        return try await BlockingIO.run { isCancelled in try FileBody.readAll(url, isCancelled: isCancelled) }
+    }
+
+    /// A transport failure worth replaying: a `URLError` other than a cancellation.
+    private static func recordable(_ error: any Error) -> HAR.Failure? {
+        let underlying = (error as? CourierError)?.underlyingError ?? error
+        guard let urlError = underlying as? URLError, urlError.code != .cancelled else { return nil }
+        return HAR.Failure(
+            domain: NSURLErrorDomain, code: urlError.code.rawValue, description: "URLError \(urlError.code.rawValue)")
+    }
+
+    /// Adds an exchange to the fixture and writes it.
+    private func record(
+        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?
+    ) async throws {
+        guard sentBody.count <= maxBodyBytes, body.count <= maxBodyBytes else {
+            throw fail(.bodyTooLarge(limit: maxBodyBytes))
+        }
+        let entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
+        _ = try await load()
+        let stored = Stored(entry: entry, request: Self.request(entry, redaction))
+        let (snapshot, version) = state.withLock { state in
+            // Recorded now, so it counts as used: a replay of the same request in this run (record
+            // missing) answers with it after the ones recorded before.
+            state.entries = (state.entries ?? []) + [stored]
+            state.uses.append(1)
+            state.version += 1
+            return (state.entries ?? [], state.version)
+        }
+        // Stable: by URL and method, exchanges of the same request in the order they happened.
+        let entries = snapshot.map(\.entry).enumerated().sorted {
+            ($0.element.request.url, $0.element.request.method, $0.offset)
+                < ($1.element.request.url, $1.element.request.method, $1.offset)
+        }.map(\.element)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(HAR.File(log: HAR.Log(entries: entries)))
+        let (fixture, written) = (self.fixture, self.written)
+        try await BlockingIO.run { _ in
+            try written.withLock { last in
+                guard version > last else { return }
+                try FileManager.default.createDirectory(
+                    at: fixture.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try (data + Data("\n".utf8)).write(to: fixture, options: .atomic)
+                last = version
+            }
+        }
+    }
+
+    private func makeEntry(
+        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?
+    ) -> HAR.Entry {
+        let (redacted, redactedBody) = redaction.request(request, body: sentBody)
+        let url = redacted.url ?? URL(fileURLWithPath: "/")
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        var postData: HAR.PostData?
+        if !redactedBody.isEmpty {
+            let (text, encoding) = HAR.text(redactedBody)
+            postData = HAR.PostData(
+                mimeType: request.value(forHTTPHeaderField: "Content-Type") ?? "application/octet-stream", text: text,
+                encoding: encoding)
+        }
+        let harRequest = HAR.Request(
+            method: request.httpMethod ?? "GET", url: url.absoluteString,
+            headers: redaction.headerFields(request.allHTTPHeaderFields ?? [:]),
+            queryString: query.map { HAR.NameValue(name: $0.name, value: $0.value ?? "") }, postData: postData,
+            bodySize: redactedBody.count)
+
+        var received = redaction.body(body)
+        if let filter = redaction.responseBody { received = filter(received, request) }
+        var fields: [String: String] = [:]
+        for (name, value) in response?.response?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        if received.count != body.count, let name = fields.keys.first(where: { $0.lowercased() == "content-length" }) {
+            fields[name] = "\(received.count)"
+        }
+        let (text, encoding) = HAR.text(received)
+        let status = response?.statusCode ?? 0
+        let harResponse = HAR.Response(
+            status: status, statusText: status == 0 ? "" : HTTPURLResponse.localizedString(forStatusCode: status),
+            headers: redaction.headerFields(fields, dropping: redaction.volatileResponseHeaders),
+            content: HAR.Content(
+                size: received.count, mimeType: response?.value(forHTTPHeaderField: "Content-Type") ?? "",
+                text: received.isEmpty ? nil : text, encoding: encoding),
+            bodySize: received.count, chunks: received.count == body.count ? chunks : nil, error: failure)
+        return HAR.Entry(request: harRequest, response: harResponse)
+    }
+}
