@@ -271,6 +271,24 @@ import Testing
         } matching: { issue in
             "\(issue)".contains("cannot be read")
         }
+        // A fixture path that is not a regular file is refused before it is read (a FIFO would
+        // block the read for ever).
+        let fifo = folder.url.appendingPathComponent("fifo.har")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        for path in [fifo, folder.url] {
+            await withKnownIssue {
+                let error = await #expect(throws: ReplayError.self) {
+                    try await ReplayTransport(fixture: path, mode: .replay, upstream: Self.unreachable()).send(request)
+                }
+                guard case .unreadableFixture = error else {
+                    Issue.record("\(path.lastPathComponent): got \(String(describing: error))")
+                    return
+                }
+            } matching: { issue in
+                "\(issue)".contains("cannot be read")
+            }
+        }
+        try FileManager.default.removeItem(at: fifo)
         for name in ["../escape", "/etc/passwd", "", "a//b"] {
             await withKnownIssue {
                 let error = await #expect(throws: ReplayError.self) {

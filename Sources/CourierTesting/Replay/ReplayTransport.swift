@@ -209,18 +209,29 @@ public final class ReplayTransport: Transport, Sendable {
         return fail(.noMatch(request: described, fixture: fixture, closest: Array(closest)))
     }
 
+    /// The largest fixture file read: 256 MiB. A larger one (or one that is not a regular file) is
+    /// ``ReplayError/unreadableFixture(_:reason:)``.
+    public static let maxFixtureBytes: UInt64 = 256 << 20
+
     /// The recorded exchanges, read once (none in record mode).
     func load() async throws -> [Stored] {
         if let entries = state.withLock({ $0.entries }) { return entries }
         var loaded: [Stored] = []
         if mode != .record {
             let (fixture, redaction) = (self.fixture, self.redaction)
-            let outcome = try await BlockingIO.run { _ -> Result<[Stored], ReplayError> in
+            let outcome = try await BlockingIO.run { isCancelled -> Result<[Stored], ReplayError> in
                 guard FileManager.default.fileExists(atPath: fixture.path) else {
                     return .failure(.fixtureMissing(fixture))
                 }
                 do {
-                    let file = try JSONDecoder().decode(HAR.File.self, from: Data(contentsOf: fixture))
+                    // A regular file only (a FIFO would block the read for ever), and bounded.
+                    let size = try FileBody.regularFileSize(fixture)
+                    guard size <= Self.maxFixtureBytes else {
+                        return .failure(
+                            .unreadableFixture(fixture, reason: "larger than \(Self.maxFixtureBytes) bytes"))
+                    }
+                    let data = try FileBody.readAll(fixture, isCancelled: isCancelled)
+                    let file = try JSONDecoder().decode(HAR.File.self, from: data)
                     return .success(file.log.entries.map { Stored(entry: $0, request: Self.request($0, redaction)) })
                 } catch {
                     return .failure(.unreadableFixture(fixture, reason: "\(error)"))
