@@ -253,7 +253,7 @@ public struct NetworkLoggerPlugin: Plugin {
             parts.append("-H \(Self.quote("\(name): \(redact(name, value))"))")
         }
         if let body = request.httpBody, !body.isEmpty {
-            if let text = String(validating: body, as: UTF8.self) {
+            if let text = UTF8Text.string(body) {
                 parts.append("--data-binary \(Self.quote(text))")
             } else {
                 parts.append("--data-binary '<\(body.count) bytes of binary data>'")
@@ -280,7 +280,7 @@ public struct NetworkLoggerPlugin: Plugin {
     }
 
     private func describe(_ body: Data) -> String {
-        guard String(validating: body, as: UTF8.self) != nil else {
+        guard UTF8Text.string(body) != nil else {
             return "<\(body.count) bytes, not UTF-8>"
         }
         let limit = max(0, configuration.maxBodyBytes)

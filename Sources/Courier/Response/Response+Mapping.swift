@@ -23,7 +23,7 @@ extension Response {
     ///   missing or does not lead to a string.
     public func mapString(atKeyPath keyPath: String? = nil) throws(CourierError) -> String {
         guard let keyPath else {
-            guard let string = String(validating: data, as: UTF8.self) else {
+            guard let string = UTF8Text.string(data) else {
                 throw .stringMapping(self)
             }
             return string

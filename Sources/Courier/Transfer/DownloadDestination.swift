@@ -275,7 +275,7 @@ enum SuggestedFileName {
             }
         }
         switch charset {
-        case "utf-8": return String(validating: bytes, as: UTF8.self)
+        case "utf-8": return UTF8Text.string(bytes)
         case "iso-8859-1": return String(bytes.map { Character(Unicode.Scalar($0)) })
         default: return nil
         }
