@@ -170,40 +170,30 @@ struct HostileServerTests {
     /// Downloads waiting for a connection (or for their first byte) hold no open file: the file is
     /// opened with the first byte, so thousands of queued downloads do not run out of descriptors.
     @Test func queuedDownloadsHoldNoFileDescriptors() async throws {
-        #if os(Linux)
-            let folder = try TemporaryFolder()
-            defer { folder.remove() }
-            let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
-            let provider = Provider<Fault>(transport: transport)
-            let tasks = (0..<300).map { index in
-                Task {
-                    try await provider.request(
-                        Fault(
-                            path: "stall-headers", task: .download(.folder(folder.url) { _, _ in "\(index)" }),
-                            timeout: .seconds(60)))
-                }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let transport = RecordingTransferTransport(wrapping: URLSessionTransport())
+        let provider = Provider<Fault>(transport: transport)
+        let tasks = (0..<300).map { index in
+            Task {
+                try await provider.request(
+                    Fault(
+                        path: "stall-headers", task: .download(.folder(folder.url) { _, _ in "\(index)" }),
+                        timeout: .seconds(60)))
             }
-            #expect(await eventually { transport.transfers.count == 300 })
-            let temporaryFiles = Set(
-                transport.transfers.compactMap { record -> String? in
-                    guard case .file(let url) = record.transfer.destination else { return nil }
-                    return url.path
-                })
-            #expect(temporaryFiles.count == 300)
-            let open = openFiles().filter(temporaryFiles.contains)
-            tasks.forEach { $0.cancel() }
-            for task in tasks { _ = await task.result }
-            #expect(open.isEmpty, "\(open.count) of 300 queued downloads hold an open file")
-            #expect(folder.contents.isEmpty)
-            #expect(temporaryFiles.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
-        #endif
-    }
-
-    /// The paths of the files this process has open.
-    private func openFiles() -> [String] {
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.compactMap {
-            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
         }
+        #expect(await eventually { transport.transfers.count == 300 })
+        let temporaryFiles = Set(
+            transport.transfers.compactMap { record -> String? in
+                guard case .file(let url) = record.transfer.destination else { return nil }
+                return url.resolvingSymlinksInPath().path
+            })
+        #expect(temporaryFiles.count == 300)
+        let open = openFilePaths().filter(temporaryFiles.contains)
+        tasks.forEach { $0.cancel() }
+        for task in tasks { _ = await task.result }
+        #expect(open.isEmpty, "\(open.count) of 300 queued downloads hold an open file")
+        #expect(folder.contents.isEmpty)
+        #expect(temporaryFiles.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
     }
 }

@@ -35,14 +35,23 @@ enum Failure: Error, CustomStringConvertible {
     }
 }
 
-/// The peak resident set size so far, from /proc (Linux), in MiB.
-func peakResidentMiB() -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kilobytes = line.split(separator: " ").compactMap { Double($0) }.first ?? -1
-        return kilobytes / 1024
+/// The peak resident set size so far, in MiB, from `getrusage` (Linux reports KiB, Darwin bytes).
+/// Never a made-up number: a failure stops the check instead of reading as a small peak.
+func peakResidentMiB() throws -> Double {
+    var usage = rusage()
+    #if canImport(Darwin)
+        let who = RUSAGE_SELF
+    #else
+        let who = RUSAGE_SELF.rawValue
+    #endif
+    guard getrusage(who, &usage) == 0 else {
+        throw Failure.unexpected("getrusage failed (errno \(errno)): no peak memory to report")
     }
-    return -1
+    #if canImport(Darwin)
+        return Double(usage.ru_maxrss) / 1_048_576
+    #else
+        return Double(usage.ru_maxrss) / 1_024
+    #endif
 }
 
 /// A file of `size` zero bytes that takes no disk space (sparse).
@@ -151,7 +160,7 @@ struct TransferCheck {
             let latencies = await neighbour.value.sorted()
             let elapsed = milliseconds(ContinuousClock.now - started) / 1000
             print(
-                name, size, String(format: "%.2f", elapsed), String(format: "%.1f", peakResidentMiB()),
+                name, size, String(format: "%.2f", elapsed), String(format: "%.1f", try peakResidentMiB()),
                 latencies.count, String(format: "%.2f", latencies.isEmpty ? -1 : latencies[latencies.count / 2]),
                 String(format: "%.2f", latencies.isEmpty ? -1 : latencies[latencies.count * 9 / 10]),
                 String(format: "%.2f", latencies.last ?? -1), outcome)
@@ -198,7 +207,7 @@ struct TransferCheck {
         let seconds =
             Double((ContinuousClock.now - started).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - started).components.seconds)
-        print(name, size, String(format: "%.2f", seconds), String(format: "%.1f", peakResidentMiB()))
+        print(name, size, String(format: "%.2f", seconds), String(format: "%.1f", try peakResidentMiB()))
     }
 
     static func milliseconds(_ duration: Duration) -> Double {

@@ -149,6 +149,18 @@ enum RequestValidation {
         }
     }
 
+    /// Throws ``CourierError/requestMapping(_:)`` for a `GET` or `HEAD` request that carries a body
+    /// unless the limits allow it (``Limits/allowsBodyInGETAndHEAD``). (File and multipart uploads
+    /// with those methods are refused when the request is built, whatever the limits.)
+    static func validateBody(of request: URLRequest, limits: Limits) throws(CourierError) {
+        guard !limits.allowsBodyInGETAndHEAD, request.httpBodyStream != nil || !(request.httpBody?.isEmpty ?? true),
+            let method = request.httpMethod?.uppercased(), method == "GET" || method == "HEAD"
+        else { return }
+        throw .requestMapping(
+            "a \(method) request with a body is refused (servers and Apple's URLSession may drop it); "
+                + "send it as POST, or set Limits.allowsBodyInGETAndHEAD for this target")
+    }
+
     /// Throws ``CourierError/schemeNotAllowed(_:)`` unless `url` has an allowed scheme (and, for
     /// http and https, a host).
     static func validateDestination(_ url: URL?, limits: Limits) throws(CourierError) {

@@ -64,6 +64,12 @@ public struct Limits: Sendable, Hashable {
     /// validation does not accept) is read into ``CourierError/statusCode(_:)``'s response
     /// before the connection is closed. Default: ``defaultMaxErrorBodyBytes`` (1 MiB).
     public var maxErrorBodyBytes: Int64
+    /// Whether a `GET` or `HEAD` request may carry a body. Default: `false`: such a request fails
+    /// with ``CourierError/requestMapping(_:)`` before anything is sent, because HTTP gives that
+    /// body no meaning (RFC 9110 §9.3.1), proxies and servers drop or refuse it, and Apple's
+    /// `URLSession` does not send it reliably. Set it for a server that reads one (Elasticsearch's
+    /// search, for example), on the provider or on that target (``TargetType/limits``).
+    public var allowsBodyInGETAndHEAD: Bool
 
     /// Creates limits; every parameter has the default documented on its property.
     public init(
@@ -74,7 +80,8 @@ public struct Limits: Sendable, Hashable {
         allowedSchemes: Set<String> = Limits.defaultAllowedSchemes,
         maxLineBytes: Int64 = Limits.defaultMaxLineBytes,
         maxStreamBacklogBytes: Int64 = Limits.defaultMaxStreamBacklogBytes,
-        maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes
+        maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes,
+        allowsBodyInGETAndHEAD: Bool = false
     ) {
         self.maxResponseBytes = maxResponseBytes
         self.maxDownloadBytes = maxDownloadBytes
@@ -84,6 +91,7 @@ public struct Limits: Sendable, Hashable {
         self.maxLineBytes = maxLineBytes
         self.maxStreamBacklogBytes = maxStreamBacklogBytes
         self.maxErrorBodyBytes = maxErrorBodyBytes
+        self.allowsBodyInGETAndHEAD = allowsBodyInGETAndHEAD
     }
 
     /// The defaults.

@@ -350,6 +350,8 @@ extension Provider {
     ) async -> Result<Response, CourierError> {
         do {
             let response: Response
+            // Sample responses too, so a test catches what the network would refuse.
+            try RequestValidation.validateBody(of: request, limits: limits)
             switch behavior {
             case .never:
                 // Checked here whatever the transport does; stubs are checked on their own path.
