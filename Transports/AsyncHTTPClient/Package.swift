@@ -1,15 +1,17 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // Courier on AsyncHTTPClient: a companion package, so the root package keeps zero dependencies.
 // It depends on the root by path while both live in one repository.
 let package = Package(
     name: "CourierAsyncHTTPClient",
+    // No watchOS: watchOS apps may not open their own sockets (Network.framework's low-level
+    // networking is limited to audio streaming there), so this transport cannot work; watchOS
+    // apps use URLSessionTransport. Building it for watchOS stops with an #error that says so.
     platforms: [
         .macOS(.v13),
         .iOS(.v16),
         .tvOS(.v16),
-        .watchOS(.v9),
     ],
     products: [
         .library(name: "CourierAsyncHTTPClient", targets: ["CourierAsyncHTTPClient"])

@@ -8,6 +8,12 @@ import NIOHTTP1
     import FoundationNetworking
 #endif
 
+#if os(watchOS)
+    #error(
+        "AsyncHTTPClientTransport does not support watchOS: apps there may not open sockets of their own. Use URLSessionTransport."
+    )
+#endif
+
 /// A Courier ``Courier/Transport`` on [AsyncHTTPClient](https://github.com/swift-server/async-http-client):
 /// SwiftNIO's HTTP client, for servers and command-line tools on Linux, where it sends several
 /// times the requests per second of FoundationNetworking's `URLSession` at a fraction of the CPU.
@@ -64,6 +70,12 @@ public struct AsyncHTTPClientTransport: Transport {
         // URLSession, instead of being retried until their deadline (Courier's retry policy
         // decides about retries).
         configuration.connectionPool.retryConnectionEstablishment = false
+        #if canImport(Network)
+            // On Apple platforms the connections are Network.framework's, which by default wait
+            // for connectivity: a refused connection would wait for the connect timeout instead
+            // of failing at once, as it does on Linux and with URLSession.
+            configuration.networkFrameworkWaitForConnectivity = false
+        #endif
         return configuration
     }
 

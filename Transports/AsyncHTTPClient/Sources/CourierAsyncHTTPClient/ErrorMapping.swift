@@ -39,13 +39,13 @@ enum ErrorMapping {
         }
         if error is HTTPParserError { return .badServerResponse }
         if error is NIOConnectionError { return .cannotConnectToHost }
-        if let error = error as? IOError {
-            switch error.errnoCode {
-            case ECONNREFUSED: return .cannotConnectToHost
-            case ECONNRESET, EPIPE: return .networkConnectionLost
-            default: return .unknown
-            }
-        }
+        if let error = error as? IOError { return code(forErrno: error.errnoCode) }
+        #if canImport(Network)
+            // On Apple platforms AsyncHTTPClient runs on Network.framework, whose POSIX and TLS
+            // errors it wraps in types of its own.
+            if let error = error as? HTTPClient.NWPOSIXError { return code(forErrno: error.errorCode.rawValue) }
+            if error is HTTPClient.NWTLSError { return .secureConnectionFailed }
+        #endif
         if let error = error as? ChannelError {
             switch error {
             case .connectTimeout: return .timedOut
@@ -54,5 +54,15 @@ enum ErrorMapping {
             }
         }
         return nil
+    }
+
+    /// A socket error number as URLSession reports it.
+    private static func code(forErrno number: Int32) -> URLError.Code {
+        switch number {
+        case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: .cannotConnectToHost
+        case ECONNRESET, EPIPE, ECONNABORTED: .networkConnectionLost
+        case ETIMEDOUT: .timedOut
+        default: .unknown
+        }
     }
 }
