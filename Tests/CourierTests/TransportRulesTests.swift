@@ -1,6 +1,7 @@
-import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -136,6 +137,35 @@ struct TransportRulesTests {
                 request: URLRequest(url: Self.origin), destination: .file(URL(fileURLWithPath: "/tmp/x")),
                 limits: Limits(maxDownloadBytes: 100)))
         #expect(download.announcedCrossing(head) == .downloadBody(limit: 100))
+    }
+
+    /// Apple's URLSession may report `expectedContentLength` as -1 for a compressed body; the
+    /// limits read the `Content-Length` header the server sent.
+    final class CompressedBodyResponse: HTTPURLResponse, @unchecked Sendable {
+        // Immutable after init, like its superclass.
+        override var expectedContentLength: Int64 { -1 }
+    }
+
+    @Test func limitsReadContentLengthFromTheHeaderNotExpectedContentLength() throws {
+        let response = try #require(
+            CompressedBodyResponse(
+                url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Length": "10000", "Content-Encoding": "gzip"]))
+        #expect(response.expectedContentLength == -1)
+        #expect(ResponseBodyLimit.contentLength(of: response) == 10000)
+        var limit = ResponseBodyLimit(toFile: false, limits: .default)
+        #expect(limit.announcedCrossing(response) == nil)
+        #expect(limit.crossed(by: 2_000_000, response: response) == nil)
+        #expect(limit.crossed(by: 2_000_001, response: response) == .decompressionRatio(limit: 200))
+        let small = ResponseBodyLimit(toFile: false, limits: Limits(maxResponseBytes: 5000))
+        #expect(small.announcedCrossing(response) == .responseBody(limit: 5000))
+        #expect(SessionRouter.expectedLength(of: response) == nil)  // encoded: the total is unknown
+        let plain = try #require(
+            CompressedBodyResponse(
+                url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "42"]))
+        #expect(SessionRouter.expectedLength(of: plain) == 42)
+        let built = Response(statusCode: 200, data: Data(), request: nil, response: response)
+        #expect(built.expectedContentLength == 10000)
     }
 
     @Test func aHeadFromTheWireAnswersWithoutBuildingFoundationsResponse() throws {

@@ -172,11 +172,12 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
     }
 
-    /// `Content-Length`, or -1 when absent (as `URLResponse.expectedContentLength`), without
-    /// building the `HTTPURLResponse`.
+    /// The `Content-Length` header, or -1 when absent, without building the `HTTPURLResponse`.
+    /// (Not `URLResponse.expectedContentLength`, which Apple's URLSession may report as -1 for a
+    /// compressed body.)
     var expectedContentLength: Int64 {
         switch storage.head {
-        case .built(let response): response?.expectedContentLength ?? -1
+        case .built(let response): ResponseBodyLimit.contentLength(of: response)
         case .lazy(let head): head.expectedContentLength
         }
     }

@@ -56,7 +56,18 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     func announcedCrossing(_ response: URLResponse?) -> LimitExceeded? {
-        (response?.expectedContentLength ?? -1) > maximum ? failure : nil
+        Self.contentLength(of: response) > maximum ? failure : nil
+    }
+
+    /// The `Content-Length` header's value, or -1 when absent or not a number. Read from the header
+    /// rather than `expectedContentLength`, which Apple's URLSession may report as -1 for a
+    /// compressed body (it describes what it hands over, not what the server sent).
+    static func contentLength(of response: URLResponse?) -> Int64 {
+        guard let http = response as? HTTPURLResponse,
+            let value = http.value(forHTTPHeaderField: "Content-Length"),
+            let length = Int64(value.trimmingCharacters(in: .whitespaces)), length >= 0
+        else { return -1 }
+        return length
     }
 
     /// The limit crossed by a body of `received` decoded bytes so far, if any.
@@ -72,7 +83,7 @@ public struct ResponseBodyLimit: Sendable {
     mutating func crossed(by received: Int64, response: URLResponse?) -> LimitExceeded? {
         crossed(by: received) {
             let http = response as? HTTPURLResponse
-            return (http?.expectedContentLength ?? -1, http?.value(forHTTPHeaderField: "Content-Encoding"))
+            return (Self.contentLength(of: response), http?.value(forHTTPHeaderField: "Content-Encoding"))
         }
     }
 

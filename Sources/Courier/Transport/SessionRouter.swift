@@ -181,7 +181,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                         Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
-                    let announced = dataTask.response?.expectedContentLength ?? -1
+                    let announced = BodyLimit.contentLength(of: dataTask.response)
                     if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
                     entry.bodyLimit = limit
                 }
@@ -229,13 +229,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it
     /// describes the compressed bytes, not the decoded ones URLSession hands over).
     static func expectedLength(of response: URLResponse?) -> Int64? {
-        guard let http = response as? HTTPURLResponse, http.expectedContentLength >= 0 else { return nil }
+        let length = BodyLimit.contentLength(of: response)
+        guard length >= 0, let http = response as? HTTPURLResponse else { return nil }
         if let encoding = http.value(forHTTPHeaderField: "Content-Encoding"),
             !encoding.isEmpty, encoding.lowercased() != "identity"
         {
             return nil
         }
-        return http.expectedContentLength
+        return length
     }
 
     func urlSession(
@@ -280,14 +281,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         switch challenge.protectionSpace.authenticationMethod {
-        case NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic,
-            NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodNTLM,
-            NSURLAuthenticationMethodNegotiate:
-            // No credential to offer: refuse, so the 401 comes back instead of hanging on Linux
-            // (where `.performDefaultHandling` waits forever).
-            entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
-            // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
-            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+        #if canImport(FoundationNetworking)
+            case NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic,
+                NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodNTLM,
+                NSURLAuthenticationMethodNegotiate:
+                // FoundationNetworking only: with no credential to offer, `.performDefaultHandling`
+                // waits forever, so refuse and let the 401 come back. Apple's URLSession takes the
+                // default branch: URL credentials, credential storage, single sign-on and proxy
+                // authentication work as the system does them, and an unanswered 401 arrives as a
+                // response (refusing would cancel the request there).
+                entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
+                // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
+                DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+        #endif
         default:
             // Server trust and client certificates: the system's own evaluation.
             DispatchQueue.global().async { completionHandler(.performDefaultHandling, nil) }
