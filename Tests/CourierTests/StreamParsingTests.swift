@@ -85,6 +85,14 @@ import Testing
             "an id with NUL is ignored", "id: 7\ndata: a\n\nid: b\u{0}c\ndata: d\n\n",
             [.init(id: "7", data: "a"), .init(id: "7", data: "d")]
         ),
+        (
+            "an id with another control character than tab is ignored too",
+            "id: 7\ndata: a\n\nid: b\u{1}c\ndata: d\n\nid: e\u{7F}\ndata: f\n\nid: g\u{1B}[0m\ndata: h\n\nid: i\tj\ndata: k\n\n",
+            [
+                .init(id: "7", data: "a"), .init(id: "7", data: "d"), .init(id: "7", data: "f"),
+                .init(id: "7", data: "h"), .init(id: "i\tj", data: "k"),
+            ]
+        ),
         ("a leading BOM is skipped", "\u{FEFF}data: x\n\n", [.init(data: "x")]),
         ("a BOM later is part of the field name", "data: x\n\n\u{FEFF}data: y\n\n", [.init(data: "x")]),
         ("CR endings", "data: a\rdata: b\r\r", [.init(data: "a\nb")]),
@@ -130,6 +138,24 @@ import Testing
         _ = try parser.consume([])
         #expect(parser.reconnectionTime == .milliseconds(250))
         #expect(parser.lastEventID == "resume-from")
+    }
+
+    /// A `retry` of any length is written without trapping: in whole milliseconds, clamped to what
+    /// the parser reads back.
+    @Test(arguments: [
+        (Duration.seconds(10_000_000_000_000_000), Int64.max),
+        (.seconds(Int64.max), Int64.max),
+        (.seconds(9_223_372_036_854_775), 9_223_372_036_854_775_000),
+        (.milliseconds(2500), 2500),
+        (.microseconds(1500), 1),
+        (.zero, 0),
+        (.milliseconds(-5), 0),
+        (.seconds(Int64.min), 0),
+    ])
+    func anyRetryEncodesWithinTheRangeTheParserReads(retry: Duration, milliseconds: Int64) throws {
+        let encoded = ServerSentEvent(data: "x", retry: retry).encoded()
+        #expect(String(decoding: encoded, as: UTF8.self) == "retry: \(milliseconds)\ndata: x\n\n")
+        #expect(try Self.events([encoded]) == [ServerSentEvent(data: "x", retry: .milliseconds(milliseconds))])
     }
 
     @Test func jsonDataDecodes() throws {

@@ -396,8 +396,11 @@ struct StreamTarget: TargetType {
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(2000))
         #expect(await events.next() == ServerSentEvent(id: "7", data: "b"))
+        // The second connection ended quickly too: the wait doubles (see EventSourceReconnectionTests).
         await clock.waitForSleepers(1)
-        clock.advance(by: .milliseconds(2000))
+        clock.advance(by: .milliseconds(3999))
+        #expect(transport.attempts == 2)
+        clock.advance(by: .milliseconds(1))
         #expect(await events.next() == nil)
         try await reader.value
         #expect(transport.attempts == 3)
@@ -406,7 +409,7 @@ struct StreamTarget: TargetType {
 
     @Test func aRefusedStatusEndsIt() async throws {
         let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["data: a\n\n"]), .init(status: 500)])
-        let provider = Provider<StreamTarget>(transport: transport)
+        let provider = Provider<StreamTarget>(transport: transport, clock: ImmediateClock())
         var received: [String] = []
         await #expect {
             for try await event in provider.eventSource(StreamTarget(), reconnectionTime: .zero) {
@@ -421,7 +424,7 @@ struct StreamTarget: TargetType {
 
     @Test func itGivesUpAfterMaxReconnectsWithoutAnEvent() async throws {
         let transport = ScriptedStreamTransport([.init(status: 0, error: URLError(.networkConnectionLost))])
-        let provider = Provider<StreamTarget>(transport: transport)
+        let provider = Provider<StreamTarget>(transport: transport, clock: ImmediateClock())
         await #expect(throws: CourierError.self) {
             for try await _ in provider.eventSource(StreamTarget(), reconnectionTime: .zero, maxReconnects: 2) {}
         }

@@ -184,7 +184,7 @@ enum HeaderValidation {
         }
         // field-value: visible ASCII, obs-text, space and tab; never CR, LF or NUL.
         guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
-            throw .requestMapping("the value of header '\(name)' contains a control character (CR, LF or NUL)")
+            throw .requestMapping("the value of header '\(name)' contains a control character (only tab is allowed)")
         }
     }
 }

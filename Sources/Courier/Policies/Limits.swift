@@ -113,6 +113,10 @@ public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
     /// A streamed response's unread backlog (what arrived and the consumer has not read yet,
     /// kept in memory and a temporary file) is larger than this.
     case streamBacklog(limit: Int64)
+    /// An event source's connections failed this many times in a row (each ended soon after it
+    /// began, or after at most one event): see
+    /// ``Provider/eventSource(_:reconnectionTime:minimumReconnectionTime:maxReconnects:idleTimeout:)``.
+    case reconnects(limit: Int)
 
     public var description: String {
         switch self {
@@ -123,6 +127,8 @@ public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
         case .line(let limit): "a line or event of the streamed response is longer than \(limit) bytes"
         case .streamBacklog(let limit):
             "the streamed response's unread backlog is larger than the limit of \(limit) bytes"
+        case .reconnects(let limit):
+            "the event source reconnected \(limit) times in a row without an established connection"
         }
     }
 }

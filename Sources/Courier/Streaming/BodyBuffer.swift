@@ -62,10 +62,17 @@ final class BodyBuffer: Sendable {
     }
 
     let maxBacklog: Int64
+    /// Where the spill file is made (and unlinked at once).
+    let spillDirectory: URL
     private let state = Locked(State())
 
-    init(limits: Limits) {
+    /// - Parameters:
+    ///   - limits: The limits (``Limits/maxStreamBacklogBytes``).
+    ///   - spillDirectory: Where the spill file goes. Default: the temporary directory (a test
+    ///     passes a folder of its own to count the descriptors left open there).
+    init(limits: Limits, spillDirectory: URL? = nil) {
         maxBacklog = max(1, limits.maxStreamBacklogBytes)
+        self.spillDirectory = spillDirectory ?? FileManager.default.temporaryDirectory
     }
 
     deinit {
@@ -94,7 +101,7 @@ final class BodyBuffer: Sendable {
                 state.memoryBytes += data.count
             } else {
                 do throws(CourierError) {
-                    try Self.append(data, to: &state.spill)
+                    try Self.append(data, to: &state.spill, in: spillDirectory)
                 } catch {
                     failure = error
                     return (false, nil)
@@ -197,16 +204,19 @@ final class BodyBuffer: Sendable {
                 if let error { throw error }
                 return nil
             case .spilled(let descriptor, let offset, let length):
-                let data: Data
-                do {
-                    data = try await BlockingIO.run { _ in try Self.read(descriptor, at: offset, length: length) }
-                } catch {
-                    let failure = Task.isCancelled ? CourierError.cancelled : CourierError(error)
+                let read = await readSpilled(descriptor, at: offset, length: length)
+                if Task.isCancelled {
+                    fail(.cancelled)
+                    throw .cancelled
+                }
+                switch read {
+                case .success(let data):
+                    return data
+                case .failure(let error):
+                    let failure = CourierError(error)
                     fail(failure)
                     throw failure
                 }
-                finishRead(length: length)
-                return data
             case .wait:
                 await waitForWriter()
             }
@@ -294,6 +304,26 @@ final class BodyBuffer: Sendable {
         }
     }
 
+    /// Reads part of the spill file off the cooperative pool and accounts for it
+    /// (``finishRead(length:)``) however the reader ends: the descriptor is closed by whichever
+    /// comes last of this read and the stream's end. The reader waits for the read even when it
+    /// is cancelled meanwhile (at most ``spillReadSize`` bytes of a local file): answering it
+    /// first, as ``BlockingIO`` does, left the read unaccounted for and the file open.
+    private func readSpilled(_ descriptor: Int32, at offset: Int64, length: Int) async -> Result<Data, any Error> {
+        let read = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Data, any Error>, Never>) in
+            DispatchQueue.global(qos: .utility).async { [self] in
+                let read = Result { try Self.read(descriptor, at: offset, length: length) }
+                finishRead(length: (try? read.get()) == nil ? 0 : length)
+                continuation.resume(returning: read)
+            }
+        }
+        // The read's thread released the lock after it; taking it orders the hand-off for
+        // ThreadSanitizer (see SessionRouter.synchronize).
+        state.withLock { _ in }
+        return read
+    }
+
     private func finishRead(length: Int) {
         let closing = state.withLock { state -> Int32? in
             guard var spill = state.spill else { return nil }
@@ -360,8 +390,8 @@ final class BodyBuffer: Sendable {
 
     // MARK: The file
 
-    private static func append(_ data: Data, to spill: inout Spill?) throws(CourierError) {
-        if spill == nil { spill = Spill(descriptor: try openSpillFile()) }
+    private static func append(_ data: Data, to spill: inout Spill?, in directory: URL) throws(CourierError) {
+        if spill == nil { spill = Spill(descriptor: try openSpillFile(in: directory)) }
         guard var current = spill else { return }
         guard FileIO.writeAll(data, to: current.descriptor, at: current.writeOffset) else {
             throw CourierError(
@@ -372,9 +402,8 @@ final class BodyBuffer: Sendable {
     }
 
     /// Opens a new temporary file and unlinks it at once: only the descriptor refers to it.
-    private static func openSpillFile() throws(CourierError) -> Int32 {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("courier-stream-\(UUID().uuidString).spill").path
+    private static func openSpillFile(in directory: URL) throws(CourierError) -> Int32 {
+        let path = directory.appendingPathComponent("courier-stream-\(UUID().uuidString).spill").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
             throw CourierError(CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]))

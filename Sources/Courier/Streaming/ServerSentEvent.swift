@@ -23,18 +23,29 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// The event as an event stream writes it: `id`, `event` (unless `"message"`), `retry` and one
     /// `data` line per line of ``data``, then a blank line. Parsing it gives this event back
     /// (a `nil` id stays unset).
+    ///
+    /// `retry` is written in whole milliseconds, as the field counts them, clamped to what a stream
+    /// can say and Courier reads back: a negative duration as `0`, one longer than `Int64.max`
+    /// milliseconds (about 292 million years) as `Int64.max`.
     /// - Returns: The UTF-8 bytes.
     public func encoded() -> Data {
         var text = ""
         if let id { text += "id: \(id)\n" }
         if event != "message" { text += "event: \(event)\n" }
-        if let retry {
-            let milliseconds = retry.components.seconds * 1000 + retry.components.attoseconds / 1_000_000_000_000_000
-            text += "retry: \(milliseconds)\n"
-        }
+        if let retry { text += "retry: \(Self.milliseconds(retry))\n" }
         for line in data.split(separator: "\n", omittingEmptySubsequences: false) { text += "data: \(line)\n" }
         text += "\n"
         return Data(text.utf8)
+    }
+
+    /// `duration` in whole milliseconds, within `0...Int64.max`: never an overflow.
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        guard duration > .zero else { return 0 }
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000_000_000)
+        return overflowAgain ? .max : total
     }
 
     /// Decodes the event's `data` as JSON.
@@ -58,7 +69,8 @@ public struct ServerSentEvent: Sendable, Hashable {
 
 /// Turns lines into Server-Sent Events, following the WHATWG HTML "event stream" rules exactly:
 /// `data` fields joined with LF; `event`; `id` kept as the last event ID for later events (an `id`
-/// containing NUL is ignored); `retry` only when all ASCII digits; comments (`:`); a leading BOM;
+/// containing NUL is ignored, and so is one with any other control character but tab, which could
+/// not be sent back as `Last-Event-ID`); `retry` only when all ASCII digits; comments (`:`); a leading BOM;
 /// dispatch on a blank line, none for an event without data; an unterminated last event dropped.
 ///
 /// A pure value fed one line at a time (``LineDecoder`` does the line endings). The data of one
@@ -110,7 +122,13 @@ struct ServerSentEventParser: Sendable {
             data.append(UInt8(ascii: "\n"))
             hasData = true
         case "id":
-            if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
+            // WHATWG ignores an id with NUL. Courier also ignores one with another control
+            // character: it could not go back in a `Last-Event-ID` header (a field value has no
+            // control character but tab), and keeping it would end the event source at the next
+            // reconnection.
+            if value.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) {
+                lastEventID = String(decoding: value, as: UTF8.self)
+            }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
                 // A number too large for 64 bits is clamped rather than refused.

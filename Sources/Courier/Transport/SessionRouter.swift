@@ -36,9 +36,18 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var headDelivered = false
         /// The body's limit, set up when the first byte arrives.
         var bodyLimit: BodyLimit?
+        /// Courier has asked FoundationNetworking to cancel the task (once per task).
+        var cancelIssued = false
     }
 
+    /// Every transfer from ``register`` until FoundationNetworking delivers its end
+    /// (`didCompleteWithError`), also when its caller was answered earlier (cancelled): an entry
+    /// in the table is what says the task may still be cancelled.
     private let entries = Locked<[Int: Entry]>([:])
+
+    /// Where every `URLSessionTask.cancel()` of this session is made, one at a time, each only if
+    /// the task's end has not been delivered yet (see ``cancelTask(_:)``).
+    private let cancels = DispatchQueue(label: "Courier.SessionRouter.cancel")
 
     /// Called by a request's task once resumed. FoundationNetworking may resume the continuation
     /// on its own thread before the awaiting task has even suspended; the runtime then carries on
@@ -88,38 +97,62 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 entries[task.taskIdentifier] = entry
                 return nil
             }
-            entries[task.taskIdentifier] = nil
+            // Answered now; the entry stays until the task's end is delivered, so the cancel
+            // below is made only while there is a task to cancel.
+            entry.continuation = nil
+            entry.failure = entry.failure ?? CancellationError()
+            entry.data = Data()
             entry.file?.discard()
+            entries[task.taskIdentifier] = entry
             return continuation
         }
         guard let continuation else { return }
         continuation.resume(throwing: CancellationError())
-        // FoundationNetworking handles a cancel synchronously on its own queue; the caller (who
-        // called Task.cancel()) has its answer already and need not wait for that.
-        DispatchQueue.global().async { task.cancel() }
+        cancelTask(task)
+    }
+
+    /// Stops a streamed transfer whose body's reader has gone.
+    func stop(_ task: URLSessionTask) {
+        abort(task, with: CourierError.cancelled)
     }
 
     /// Ends the transfer of `task` with `error`, if it is still running.
     func abort(_ task: URLSessionTask, with error: any Error & Sendable) {
-        entries.withLock { entries in
-            guard var entry = entries[task.taskIdentifier] else { return }
-            Self.abort(&entry, task: task, with: error)
-            entries[task.taskIdentifier] = entry
+        let cancelling = entries.withLock { entries -> Bool in
+            Self.update(&entries[task.taskIdentifier]) { Self.abort(&$0, with: error) } ?? false
         }
+        if cancelling { cancelTask(task) }
     }
 
-    /// Ends a running transfer with `error` (kept in its entry) and, unless `cancelling` is
-    /// `false`, cancels its task; the waiting request is answered when the task reports its end.
-    /// Called inside the lock.
+    /// Ends a running transfer with `error` (kept in its entry); the waiting request is answered
+    /// when the task reports its end. Returns whether the task must be cancelled (with
+    /// ``cancelTask(_:)``, outside the lock); never when `cancelling` is `false`. Called inside
+    /// the lock.
     private static func abort(
-        _ entry: inout Entry, task: URLSessionTask, with error: any Error & Sendable, cancelling: Bool = true
-    ) {
-        guard entry.failure == nil else { return }
+        _ entry: inout Entry, with error: any Error & Sendable, cancelling: Bool = true
+    ) -> Bool {
+        guard entry.failure == nil else { return false }
         entry.failure = error
         // A task not started yet is never started (see `start`), so there is nothing to cancel.
-        guard cancelling, entry.continuation != nil || entry.headDelivered else { return }
-        // Never call into the session from its delegate queue (see InlineDelegateQueue).
-        DispatchQueue.global().async { task.cancel() }
+        return cancelling && (entry.continuation != nil || entry.headDelivered)
+    }
+
+    /// Cancels `task` on the router's own serial queue, never on the session's delegate queue
+    /// (see InlineDelegateQueue), and only while its end has not been delivered: FoundationNetworking
+    /// traps ("Trying to access a behaviour for a task that in not in the registry") when a cancel
+    /// reaches a task it has already finished and removed, which an early reader of a fast body
+    /// did within a few rounds when cancels were made from a global queue. Each task is cancelled
+    /// once, however many endings ask for it (the caller's cancel, a limit, the reader leaving).
+    private func cancelTask(_ task: URLSessionTask) {
+        cancels.async { [entries] in
+            let running = entries.withLock { entries -> Bool in
+                Self.update(&entries[task.taskIdentifier]) { entry -> Bool in
+                    defer { entry.cancelIssued = true }
+                    return !entry.cancelIssued
+                } ?? false
+            }
+            if running { task.cancel() }
+        }
     }
 
     func urlSession(
@@ -161,6 +194,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         let id = dataTask.taskIdentifier
         var streamTo: BodyBuffer?
         var fileTo: FileSink?
+        var cancelling = false
         let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
             Self.update(&entries[id]) { entry in
                 guard entry.failure == nil else { return (nil, 0) }
@@ -168,7 +202,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     if entry.bodyLimit == nil { entry.bodyLimit = BodyLimit(streaming: entry.limits) }
                     entry.received += Int64(data.count)
                     if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
-                        Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
+                        cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
                     streamTo = stream
@@ -178,7 +212,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     let limit = BodyLimit(toFile: entry.file != nil, limits: entry.limits)
                     // A body announced larger than allowed fails before it is read.
                     if let crossed = limit.announcedCrossing(dataTask.response) {
-                        Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
+                        cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
                     let announced = BodyLimit.contentLength(of: dataTask.response)
@@ -187,13 +221,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 entry.received += Int64(data.count)
                 if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
-                    Self.abort(&entry, task: dataTask, with: CourierError.limitExceeded(crossed))
+                    cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                     return (nil, 0)
                 }
                 if let file = entry.file {
                     fileTo = file
                     do throws(CourierError) { try file.append(data) } catch {
-                        Self.abort(&entry, task: dataTask, with: error)
+                        cancelling = Self.abort(&entry, with: error)
                         return (nil, 0)
                     }
                 } else {
@@ -202,10 +236,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 return (entry.progress, entry.received)
             } ?? (nil, 0)
         }
+        if cancelling { cancelTask(dataTask) }
         // Written outside the table's lock, in the order the chunks come (the delegate queue is
         // serial); a body whose reader has gone stops the transfer.
         if let streamTo, !streamTo.write(data) {
-            abort(dataTask, with: CourierError.cancelled)
+            stop(dataTask)
         }
         // A disk far behind the network: wait for it here, outside the lock (see FileSink).
         fileTo?.waitForDisk()
@@ -265,10 +300,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     URL(string: $0, relativeTo: response.url)?.absoluteURL
                 }
                 if let url = [written, request.url].compactMap({ $0 }).first(where: { !entry.limits.allows($0) }) {
-                    Self.abort(&entry, task: task, with: CourierError.schemeNotAllowed(url), cancelling: false)
+                    _ = Self.abort(&entry, with: CourierError.schemeNotAllowed(url), cancelling: false)
                     next = nil
                 } else if entry.redirects > entry.limits.maxRedirects {
-                    Self.abort(&entry, task: task, with: URLError(.httpTooManyRedirects), cancelling: false)
+                    _ = Self.abort(&entry, with: URLError(.httpTooManyRedirects), cancelling: false)
                     next = nil
                 }
             }

@@ -136,7 +136,7 @@ public final class URLSessionTransport: Transport {
         var stream: BodyBuffer?
         if streaming {
             let buffer = BodyBuffer(limits: transfer.limits)
-            buffer.onTermination { DispatchQueue.global().async { task.cancel() } }
+            buffer.onTermination { [router] in router.stop(task) }
             stream = buffer
         }
         // Entered before anything can cancel it; the router's table is the only lock involved.
