@@ -19,7 +19,8 @@ extension Provider {
     /// request (on the provider's clock), delivers at most one event, or fails before its head is a
     /// failed connection: each one in a row doubles the wait (up to 60 seconds, or the reconnection
     /// time when that is longer), and after `maxReconnects` of them in a row the event source gives
-    /// up. A connection that lasted and delivered events resets both. A server that answers
+    /// up. A connection that lasted and delivered events resets both, as does one that lasted five
+    /// minutes without events (a quiet feed behind a proxy that closes idle connections). A server that answers
     /// `retry: 0` and closes at once is therefore asked again after 1, 2, 4, … 60 seconds, 10 times
     /// by default, and one that sends one event per connection cannot reset the count.
     ///

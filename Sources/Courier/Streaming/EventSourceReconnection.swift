@@ -6,10 +6,14 @@
 ///   event, or that fails before its head, is a *failed* connection. Each failed connection in a
 ///   row doubles the wait (up to ``maximumWait``, or the reconnection time when that is longer), and
 ///   after `maxReconnects` of them in a row the event source gives up.
-/// - Any other connection (it lasted and delivered events) resets both.
+/// - Any other connection (it lasted and delivered events, or it lasted ``longLivedConnectionTime``
+///   even without events, as a quiet feed does behind a proxy that closes idle connections) resets
+///   both. A server can then make it reconnect at most once per that time: no storm.
 struct EventSourceReconnection: Sendable, Hashable {
     /// How long a connection must last (on the provider's clock) to count as established.
     static let stableConnectionTime: Duration = .seconds(10)
+    /// How long a connection must last to count as established even if it delivered no event.
+    static let longLivedConnectionTime: Duration = .seconds(300)
     /// The most the back-off grows the wait to (a longer reconnection time is still waited).
     static let maximumWait: Duration = .seconds(60)
 
@@ -41,7 +45,9 @@ struct EventSourceReconnection: Sendable, Hashable {
     ///   - events: The events it delivered.
     /// - Returns: What to do next.
     mutating func connectionEnded(lasted: Duration?, events: Int) -> Action {
-        if let lasted, lasted >= Self.stableConnectionTime, events >= 2 {
+        if let lasted,
+            lasted >= Self.longLivedConnectionTime || (lasted >= Self.stableConnectionTime && events >= 2)
+        {
             failures = 0
         } else {
             failures += 1
