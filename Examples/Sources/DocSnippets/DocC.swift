@@ -39,7 +39,7 @@ func multiTarget() async throws {
 
 struct KeySigner: Plugin {
     let keys: KeyStore
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue(try await keys.signature(for: request), forHTTPHeaderField: "X-Signature")
         return request
@@ -53,6 +53,20 @@ func pluginList() {
         .credentials { _ in ("user", "secret") },
         .networkActivity { change, _ in print(change) },
     ])
+}
+
+struct Composite: Plugin {
+    let plugins: [any Plugin]
+    func willSend(_ request: URLRequest, context: RequestContext) async {
+        for plugin in plugins { await plugin.willSend(request, context: context) }
+    }
+}
+
+func callAPluginDirectly(_ request: URLRequest) async {
+    let context = RequestContext(target: GitHub.user("ada"))
+    await Composite(plugins: [.logger()]).willSend(request, context: context)
+}
+
 }
 
 // Uploads, Downloads and Progress
