@@ -67,6 +67,17 @@ func callAPluginDirectly(_ request: URLRequest) async {
     await Composite(plugins: [.logger()]).willSend(request, context: context)
 }
 
+// Migrating from Moya
+
+func optionalAuthentication(session: String?) -> Provider<GitHub> {
+    Provider(authentication: session.map { Authentication(SessionToken(), credential: $0) })
+}
+
+struct SessionToken: Authenticator {
+    func apply(_ credential: String, to request: inout URLRequest) {
+        request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+    }
+    func refresh(_ credential: String) async throws -> String { credential }
 }
 
 // Uploads, Downloads and Progress
