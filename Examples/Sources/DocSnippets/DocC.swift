@@ -69,6 +69,31 @@ func callAPluginDirectly(_ request: URLRequest) async {
 
 // Migrating from Moya
 
+func searchTask(query: String, page: Int?) -> HTTPTask {
+    var parameters: [String: any ParameterConvertible] = ["q": query]
+    if let page { parameters["page"] = page }
+    return .parameters(parameters, encoding: .queryString)
+}
+
+struct Search: TargetType {
+    var parameters: Parameters = [:]  // stored: [String: ParameterValue]
+    mutating func set(_ name: String, _ value: some ParameterConvertible) {
+        parameters[name] = ParameterValue(value)
+    }
+    var baseURL: URL { URL(string: "https://api.example.com")! }
+    var path: String { "search" }
+    var headers: [String: String] { [:] }
+    var task: HTTPTask { .parameters(parameters, encoding: .queryString) }
+}
+
+func moyaLikeLogger() -> NetworkLoggerPlugin {
+    NetworkLoggerPlugin(
+        configuration: .init(
+            options: [.method, .url, .requestHeaders, .requestBody, .responseStatus, .successResponseBody],
+            responseBodyFormatter: { data, _ in NetworkLoggerPlugin.prettyJSON(data) },
+            output: { print($0) }))
+}
+
 func optionalAuthentication(session: String?) -> Provider<GitHub> {
     Provider(authentication: session.map { Authentication(SessionToken(), credential: $0) })
 }
