@@ -169,16 +169,22 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let file = try folder.file("report.csv", contents: Data(repeating: 7, count: 1234))
+        // Over `maxBodyReadInRequest`, a form with a file part is built when sent, not in the request.
+        let large = try folder.file("large.csv", contents: Data(count: MultipartFormData.maxBodyReadInRequest))
         let form = MultipartFormData(parts: [
-            .init(name: "a", data: Data("b".utf8)), .init(name: "file", fileURL: file),
+            .init(name: "a", data: Data("b".utf8)), .init(name: "file", fileURL: large),
         ])
+        let small = MultipartFormData(
+            boundary: "B", parts: [.init(name: "file", data: Data("x,y".utf8), fileName: "r.csv")])
         let log = EventLog()
         let provider = Provider<Upload>(
             stubClosure: Provider.immediatelyStub, plugins: [.logger([.requestBody], output: { log.append($0) })])
         _ = try? await provider.request(Upload(task: .uploadFile(file)))
         _ = try? await provider.request(Upload(task: .uploadMultipart(form)))
+        _ = try? await provider.request(Upload(task: .uploadMultipart(small)))
         #expect(log.all.first == "  body: file report.csv (1234 bytes)")
-        #expect(log.all.last?.hasPrefix("  body: multipart form, 2 parts") == true, "\(log.all)")
+        #expect(log.all.dropFirst().first?.hasPrefix("  body: multipart form, 2 parts") == true, "\(log.all)")
+        #expect(log.all.last?.hasPrefix("  body: --B\r\nContent-Disposition: form-data; name=\"file\"") == true)
     }
 
     @Test func bodyFormattersRenderBodies() async {

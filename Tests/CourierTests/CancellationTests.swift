@@ -15,7 +15,7 @@ import Testing
 
     struct GatePlugin: Plugin {
         let gate: StageGate
-        func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
             try await gate.pass()
             return request
         }

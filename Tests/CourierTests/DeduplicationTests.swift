@@ -242,7 +242,7 @@ extension Stress {
         func randomCancellationStorm(round: Int) async throws {
             struct Yielding: Plugin {
                 let random: Locked<SeededRandom>
-                func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+                func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
                     for _ in 0..<random.int(in: 0...2) { await Task.yield() }
                     return request
                 }

@@ -45,7 +45,7 @@ import Testing
     /// A plugin's `prepare` can change anything; the request is checked again after it.
     struct Rewrite: Plugin {
         let change: @Sendable (inout URLRequest) -> Void
-        func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
             var request = request
             change(&request)
             return request
@@ -346,7 +346,7 @@ import Testing
 
     struct GateAfterPrepare: Plugin {
         let gate: StageGate
-        func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
             try await gate.pass()
             return request
         }
@@ -355,7 +355,7 @@ import Testing
     /// Grows a file after the request (and its Content-Length) was built, before the body is.
     struct Grow: Plugin {
         let file: URL
-        func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
             let handle = try FileHandle(forWritingTo: file)
             try handle.seekToEnd()
             try handle.write(contentsOf: Data("678".utf8))

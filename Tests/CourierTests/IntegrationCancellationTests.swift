@@ -12,7 +12,7 @@ struct IntegrationCancellationTests {
     /// Signals when the request is handed to the transport.
     struct SentSignal: Plugin {
         let gate: StageGate
-        func willSend(_ request: URLRequest, target: any TargetType) async {
+        func willSend(_ request: URLRequest, context: RequestContext) async {
             try? await gate.pass()
         }
     }

@@ -39,7 +39,7 @@ struct IntegrationPolicyTests {
         let log = EventLog()
         struct Attempts: Plugin {
             let log: EventLog
-            func willSend(_ request: URLRequest, target: any TargetType) async { log.append("send") }
+            func willSend(_ request: URLRequest, context: RequestContext) async { log.append("send") }
         }
         let provider = Provider<Bin>(
             plugins: [Attempts(log: log)],

@@ -172,6 +172,61 @@ import Testing
         #expect(request.url?.query == "v=2")
     }
 
+    /// Moya's request carries the encoded form: so does Courier's for a form with file parts up to
+    /// `maxBodyReadInRequest`, byte for byte what the provider sends.
+    @Test(arguments: [1_000, MultipartFormData.maxBodyReadInRequest - 200])
+    func smallFormsWithFilePartsCarryTheirBodyInTheRequest(fileBytes: Int) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("photo.jpg", contents: Data((0..<fileBytes).map { UInt8($0 % 251) }))
+        let form = MultipartFormData(
+            boundary: "sign", parts: [.init(name: "title", data: Data("Hi".utf8)), .init(name: "photo", fileURL: file)])
+        let length = try MultipartEncoder.totalLength(form)
+        #expect(length <= UInt64(MultipartFormData.maxBodyReadInRequest))
+        let request = try Endpoint(target: Upload(form: form)).urlRequest()
+        let inRequest = try #require(request.httpBody, "a small form with a file part must carry its body")
+        #expect(inRequest.count == Int(length))
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == String(length))
+        #expect(try await form.encodedBody() == inRequest)
+        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: 200))
+        _ = try await Provider<Upload>(transport: transport).request(Upload(form: form))
+        #expect(transport.transfers.first?.body == inRequest)
+    }
+
+    /// Above `maxBodyReadInRequest` a form with a file part is built when it is sent (the request has
+    /// no body); `encodedBody(maxBytes:)` gives the same bytes, and refuses above its bound.
+    @Test func largerFormsWithFilePartsAreBuiltWhenSentAndEncodedOnRequest() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let bytes = Data((0..<(MultipartFormData.maxBodyReadInRequest + 1)).map { UInt8($0 % 251) })
+        let file = try folder.file("big.bin", contents: bytes)
+        let form = MultipartFormData(boundary: "sign", parts: [.init(name: "blob", fileURL: file)])
+        let length = try MultipartEncoder.totalLength(form)
+        let request = try Endpoint(target: Upload(form: form)).urlRequest()
+        #expect(request.httpBody == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == String(length))
+        let encoded = try await form.encodedBody()
+        #expect(encoded.count == Int(length))
+        let transport = RecordingTransferTransport(wrapping: RecordingTransport(statusCode: 200))
+        _ = try await Provider<Upload>(transport: transport).request(Upload(form: form))
+        #expect(transport.transfers.first?.body == encoded)
+        await #expect {
+            _ = try await form.encodedBody(maxBytes: Int(length) - 1)
+        } throws: { error in
+            guard case CourierError.multipartEncoding(let failure as MultipartFailure) = error else { return false }
+            return failure == .bodyTooLarge(length: length, limit: Int(length) - 1)
+        }
+    }
+
+    /// A stream part is never read by `urlRequest()`: it may block, or yield its bytes only once.
+    @Test func formsWithAStreamPartAreBuiltWhenSent() async throws {
+        let form = MultipartFormData(
+            boundary: "s", parts: [.init(name: "blob", stream: { InputStream(data: Data("abc".utf8)) }, length: 3)])
+        #expect(try Endpoint(target: Upload(form: form)).urlRequest().httpBody == nil)
+        let body = String(decoding: try await form.encodedBody(), as: UTF8.self)
+        #expect(body.contains("\r\n\r\nabc\r\n--s--\r\n"))
+    }
+
     /// Above the threshold the body is streamed to a temporary file, uploaded from it, and the file
     /// is removed afterwards, whether the request succeeds or fails.
     @Test(arguments: [200, 500])

@@ -97,7 +97,7 @@ import Testing
     @Test func failingPrepareStopsTheRequest() async {
         struct Unauthorized: Error {}
         struct Failing: Plugin {
-            func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+            func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
                 throw Unauthorized()
             }
         }
@@ -122,8 +122,8 @@ import Testing
     @Test func pluginsSeeTheTargetInsideAMultiTarget() async throws {
         struct TypeRecorder: Plugin {
             let log: EventLog
-            func willSend(_ request: URLRequest, target: any TargetType) async {
-                log.append("\(type(of: target))")
+            func willSend(_ request: URLRequest, context: RequestContext) async {
+                log.append("\(type(of: context.target))")
             }
         }
         let log = EventLog()

@@ -96,18 +96,28 @@ import Testing
 }
 
 @Suite(.timeLimit(.minutes(2))) struct ProgressStreamTests {
-    @Test func stubbedRequestReportsItsBodyLikeARealOne() async throws {
-        // Stubs go through the same transfer path as the network: the sample body arrives as one
-        // chunk, then the completed event.
-        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
+    @Test(arguments: [StubBehavior.immediate, .delayed(.seconds(1))])
+    func stubbedRequestYieldsOneCompletedEventAsInMoya(_ behavior: StubBehavior) async throws {
+        // Moya's stubbed `requestWithProgress` yields exactly one event: completed, progress 1.0,
+        // with the response. The sample body is not reported as a transfer.
+        let provider = Provider<TestAPI>(stubClosure: { _ in behavior }, clock: ImmediateClock())
         var events: [ProgressEvent] = []
         for try await event in provider.requestWithProgress(.item(id: 1)) { events.append(event) }
-        let length = Int64(TestAPI.item(id: 1).sampleData.count)
-        #expect(events.count == 3)
-        #expect(events.map(\.isCompleted) == [false, false, true])
-        #expect(events.dropFirst().first?.download == ProgressEvent.Bytes(completed: length, total: length))
-        #expect(events.last?.fraction == 1)
-        #expect(try events.last?.response?.map(Item.self) == Item(id: 1, name: "Item 1"))
+        #expect(events.count == 1)
+        #expect(events.first?.isCompleted == true)
+        #expect(events.first?.fraction == 1)
+        #expect(events.first?.upload == nil && events.first?.download == nil)
+        #expect(try events.first?.response?.map(Item.self) == Item(id: 1, name: "Item 1"))
+    }
+
+    @Test func stubbedUploadYieldsOneCompletedEvent() async throws {
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
+        var events: [ProgressEvent] = []
+        for try await event in provider.requestWithProgress(.upload(Data(repeating: 1, count: 100_000))) {
+            events.append(event)
+        }
+        #expect(events.map(\.isCompleted) == [true])
+        #expect(events.first?.response != nil)
     }
 
     @Test func transportProgressBecomesOrderedEventsEndingCompleted() async throws {

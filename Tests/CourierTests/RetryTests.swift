@@ -120,9 +120,9 @@ import Testing
     struct RetryLog: Plugin {
         let log: EventLog
         func willRetry(
-            _ request: URLRequest, after error: CourierError, attempt: Int, delay: Duration, target: any TargetType
+            _ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext
         ) async {
-            log.append("retry \(attempt) after \(delay)")
+            log.append("retry \(context.attempt) after \(delay)")
         }
     }
 

@@ -13,7 +13,7 @@ public func threePlugins() -> [any Plugin] { [SigningPlugin(), ObservingPlugin()
 /// Signs every request, as an access-token plugin does.
 public struct SigningPlugin: Plugin {
     public init() {}
-    public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
         return request
@@ -24,15 +24,15 @@ public struct SigningPlugin: Plugin {
 public struct ObservingPlugin: Plugin {
     public let seen = Counter()
     public init() {}
-    public func willSend(_ request: URLRequest, target: any TargetType) async { seen.add(1) }
-    public func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async { seen.add(1) }
+    public func willSend(_ request: URLRequest, context: RequestContext) async { seen.add(1) }
+    public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async { seen.add(1) }
 }
 
 /// Hands the result on unchanged, as a mapping plugin does when it has nothing to change.
 public struct PassThroughPlugin: Plugin {
     public init() {}
     public func process(
-        _ result: Result<Response, CourierError>, target: any TargetType
+        _ result: Result<Response, CourierError>, context: RequestContext
     ) async -> Result<Response, CourierError> {
         result
     }

@@ -39,7 +39,7 @@ func multiTarget() async throws {
 
 struct KeySigner: Plugin {
     let keys: KeyStore
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue(try await keys.signature(for: request), forHTTPHeaderField: "X-Signature")
         return request
@@ -53,6 +53,56 @@ func pluginList() {
         .credentials { _ in ("user", "secret") },
         .networkActivity { change, _ in print(change) },
     ])
+}
+
+struct Composite: Plugin {
+    let plugins: [any Plugin]
+    func willSend(_ request: URLRequest, context: RequestContext) async {
+        for plugin in plugins { await plugin.willSend(request, context: context) }
+    }
+}
+
+func callAPluginDirectly(_ request: URLRequest) async {
+    let context = RequestContext(target: GitHub.user("ada"))
+    await Composite(plugins: [.logger()]).willSend(request, context: context)
+}
+
+// Migrating from Moya
+
+func searchTask(query: String, page: Int?) -> HTTPTask {
+    var parameters: [String: any ParameterConvertible] = ["q": query]
+    if let page { parameters["page"] = page }
+    return .parameters(parameters, encoding: .queryString)
+}
+
+struct Search: TargetType {
+    var parameters: Parameters = [:]  // stored: [String: ParameterValue]
+    mutating func set(_ name: String, _ value: some ParameterConvertible) {
+        parameters[name] = ParameterValue(value)
+    }
+    var baseURL: URL { URL(string: "https://api.example.com")! }
+    var path: String { "search" }
+    var headers: [String: String] { [:] }
+    var task: HTTPTask { .parameters(parameters, encoding: .queryString) }
+}
+
+func moyaLikeLogger() -> NetworkLoggerPlugin {
+    NetworkLoggerPlugin(
+        configuration: .init(
+            options: [.method, .url, .requestHeaders, .requestBody, .responseStatus, .successResponseBody],
+            responseBodyFormatter: { data, _ in NetworkLoggerPlugin.prettyJSON(data) },
+            output: { print($0) }))
+}
+
+func optionalAuthentication(session: String?) -> Provider<GitHub> {
+    Provider(authentication: session.map { Authentication(SessionToken(), credential: $0) })
+}
+
+struct SessionToken: Authenticator {
+    func apply(_ credential: String, to request: inout URLRequest) {
+        request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+    }
+    func refresh(_ credential: String) async throws -> String { credential }
 }
 
 // Uploads, Downloads and Progress

@@ -152,7 +152,7 @@ func cancellation(_ provider: Provider<GitHub>) async {
 // MARK: Plugins
 
 struct Signer: Plugin {
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue(try await sign(request), forHTTPHeaderField: "X-Signature")
         return request

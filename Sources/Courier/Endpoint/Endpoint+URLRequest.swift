@@ -7,10 +7,17 @@ import Foundation
 extension Endpoint {
     /// Builds the `URLRequest`: URL with any query parameters, method, headers and encoded body.
     ///
+    /// A multipart form's body is in the request when it is small (see ``MultipartFormData``:
+    /// data parts up to its ``MultipartFormData/memoryThreshold``, file parts up to
+    /// ``MultipartFormData/maxBodyReadInRequest``); otherwise it is built when the request is sent,
+    /// and ``MultipartFormData/encodedBody(maxBytes:)`` gives it. A file upload's body is never in
+    /// the request.
+    ///
     /// - Returns: The request, ready for plugins' `prepare` and the transport.
     /// - Throws: ``CourierError/requestMapping(_:)`` for an invalid method, header or URL;
     ///   ``CourierError/encodableMapping(_:)`` when an `Encodable` body fails to encode;
-    ///   ``CourierError/parameterEncoding(_:)`` when parameters cannot be encoded.
+    ///   ``CourierError/parameterEncoding(_:)`` when parameters cannot be encoded;
+    ///   ``CourierError/multipartEncoding(_:)`` when a form cannot be built.
     public func urlRequest() throws(CourierError) -> URLRequest {
         guard method.isValidToken else {
             throw .requestMapping("'\(method.rawValue)' is not a valid HTTP method name")
@@ -61,11 +68,11 @@ extension Endpoint {
             let length = try MultipartEncoder.totalLength(form)
             request.setValue(MultipartEncoder.contentType(form), forHTTPHeaderField: "Content-Type")
             request.setValue(String(length), forHTTPHeaderField: "Content-Length")
-            if length <= UInt64(max(0, form.memoryThreshold)), MultipartEncoder.isInMemory(form) {
+            if MultipartEncoder.isBuiltInRequest(form, length: length) {
                 request.httpBody = try MultipartEncoder.encodeInMemory(form)
             }
-        // Bodies with file or stream parts are built when the request is sent, off Swift's thread
-        // pool: in memory up to the threshold, through a temporary file above it.
+        // Other bodies are built when the request is sent, off Swift's thread pool: in memory up
+        // to the threshold, through a temporary file above it.
         case .download:
             break
         case .downloadParameters(let parameters, let encoding, _):

@@ -49,7 +49,8 @@ public struct AccessTokenPlugin: Plugin {
         self.token = token
     }
 
-    public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+        let target = context.target
         guard let authorizable = target as? any AccessTokenAuthorizable,
             let type = authorizable.authorizationType
         else { return request }
@@ -78,8 +79,8 @@ public struct CredentialsPlugin: Plugin {
         self.credentials = credentials
     }
 
-    public func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
-        guard let (user, password) = credentials(target) else { return request }
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+        guard let (user, password) = credentials(context.target) else { return request }
         var request = request
         let token = Data("\(user):\(password)".utf8).base64EncodedString()
         request.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")

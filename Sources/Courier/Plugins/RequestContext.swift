@@ -72,6 +72,15 @@ public struct RequestContext: Sendable {
         return caseName.isEmpty ? type : "\(type).\(caseName)"
     }
 
+    /// Creates the context of a call no provider made, to call a plugin's hooks directly: in a
+    /// plugin's own tests, say. Its ``id`` is new (a random provider number, call 1).
+    /// - Parameters:
+    ///   - target: The target the hooks are about.
+    ///   - attempt: The attempt, from 1; `0` before anything is sent. Default: `1`.
+    public init(target: any TargetType, attempt: Int = 1) {
+        self.init(id: RequestID(provider: .random(in: 1...UInt64.max), sequence: 1), target: target, attempt: attempt)
+    }
+
     init(id: RequestID, target: any TargetType, attempt: Int = 0) {
         self.id = id
         self.target = target

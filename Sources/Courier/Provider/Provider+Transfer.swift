@@ -46,7 +46,8 @@ extension Provider {
             break
         }
         if let download { transfer.destination = .file(download) }
-        if let progress {
+        // A sample answer reports no bytes: its progress is the one completed event, as in Moya.
+        if let progress, !isSample {
             progress.start(uploadLength: uploadLength(of: transfer))
             transfer.progress = { progress.report($0) }
         }

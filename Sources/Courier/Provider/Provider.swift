@@ -139,7 +139,8 @@ public actor Provider<Target: TargetType> {
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
     ///   - authentication: Signs requests with a shared credential and refreshes it when refused
-    ///     (``Authentication``).
+    ///     (``Authentication``); `nil`: requests are sent unsigned, as with the initializer without
+    ///     it (so an optional authentication needs no unwrapping).
     public init<A: Authenticator>(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
@@ -153,7 +154,7 @@ public actor Provider<Target: TargetType> {
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
         errorBody: ErrorBody? = nil,
-        authentication: Authentication<A>
+        authentication: Authentication<A>?
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
@@ -290,6 +291,62 @@ extension Provider {
     /// Renamed ``RequestClosure`` (Moya's name).
     @available(*, unavailable, renamed: "RequestClosure")
     public typealias RequestMapping = RequestClosure
+    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:)``
+    /// (Moya's labels).
+    @available(
+        *, unavailable,
+        renamed:
+            "init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:)"
+    )
+    public init(
+        endpointMapping: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
+        requestMapping: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
+        stubBehavior: @escaping StubClosure = Provider.neverStub(_:),
+        transport: any Transport = URLSessionTransport(),
+        plugins: [any Plugin] = [],
+        clock: any Clock<Duration> = ContinuousClock(),
+        timeout: Duration? = nil,
+        callTimeout: Duration? = nil,
+        limits: Limits = .default,
+        deduplication: Deduplication = .disabled,
+        retryPolicy: RetryPolicy = .disabled,
+        errorBody: ErrorBody? = nil
+    ) {
+        self.init(
+            endpointClosure: endpointMapping, requestClosure: requestMapping, stubClosure: stubBehavior,
+            transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody)
+    }
+
+    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:authentication:)``
+    /// (Moya's labels).
+    @available(
+        *, unavailable,
+        renamed:
+            "init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:authentication:)"
+    )
+    public init<A: Authenticator>(
+        endpointMapping: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
+        requestMapping: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
+        stubBehavior: @escaping StubClosure = Provider.neverStub(_:),
+        transport: any Transport = URLSessionTransport(),
+        plugins: [any Plugin] = [],
+        clock: any Clock<Duration> = ContinuousClock(),
+        timeout: Duration? = nil,
+        callTimeout: Duration? = nil,
+        limits: Limits = .default,
+        deduplication: Deduplication = .disabled,
+        retryPolicy: RetryPolicy = .disabled,
+        errorBody: ErrorBody? = nil,
+        authentication: Authentication<A>?
+    ) {
+        self.init(
+            endpointClosure: endpointMapping, requestClosure: requestMapping, stubClosure: stubBehavior,
+            transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody,
+            authentication: authentication)
+    }
+
     /// Renamed ``endpointClosure`` (Moya's name).
     @available(*, unavailable, renamed: "endpointClosure")
     public nonisolated var endpointMapping: EndpointClosure { endpointClosure }

@@ -150,6 +150,19 @@ enum MultipartEncoder {
         }
     }
 
+    /// Whether `Endpoint.urlRequest()` builds the body (see `MultipartFormData`): data parts up to
+    /// the threshold; data and regular-file parts up to `maxBodyReadInRequest` too (a short,
+    /// bounded read); never a stream, which may block or be read only once.
+    static func isBuiltInRequest(_ form: MultipartFormData, length: UInt64) -> Bool {
+        guard length <= UInt64(max(0, form.memoryThreshold)) else { return false }
+        if isInMemory(form) { return true }
+        let hasStream = form.parts.contains {
+            if case .stream = $0.content { return true }
+            return false
+        }
+        return !hasStream && length <= UInt64(MultipartFormData.maxBodyReadInRequest)
+    }
+
     /// Whether every part is in memory, so the body can be built without reading anything.
     static func isInMemory(_ form: MultipartFormData) -> Bool {
         form.parts.allSatisfy {

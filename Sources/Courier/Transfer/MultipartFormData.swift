@@ -14,9 +14,20 @@ import Foundation
 /// Bodies up to ``memoryThreshold`` are built in memory; larger ones are written to a temporary
 /// file and uploaded from it, so a 1 GiB body never sits in memory. That file is always removed,
 /// after success, failure or cancellation.
+///
+/// The request ``Endpoint/urlRequest()`` builds carries the encoded form as its `httpBody` (as
+/// Moya's does) when the form fits in memory without reading much: only data parts, up to
+/// ``memoryThreshold``; or data and file parts, up to ``maxBodyReadInRequest`` (and
+/// ``memoryThreshold``). Larger forms, and forms with a stream part, are built when the request
+/// is sent, off Swift's thread pool, and that request has no `httpBody`; a plugin that must sign
+/// the body gets it from ``encodedBody(maxBytes:)``.
 public struct MultipartFormData: Sendable, Hashable {
     /// The default for ``memoryThreshold``: 10 MB.
     public static let defaultMemoryThreshold = 10_000_000
+
+    /// The largest form with file parts whose body ``Endpoint/urlRequest()`` builds (reading the
+    /// files there, on the calling thread): 1 MiB. A larger one is built when it is sent.
+    public static let maxBodyReadInRequest = 1 << 20
 
     /// The boundary between parts.
     public let boundary: String
@@ -40,6 +51,40 @@ public struct MultipartFormData: Sendable, Hashable {
 
     /// The `Content-Type` header value, with the boundary.
     public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+
+    /// The encoded body, exactly as it is sent (same boundary, same bytes), for a plugin that signs
+    /// or hashes it. Files and streams are read off Swift's thread pool; stream parts are opened
+    /// anew.
+    ///
+    /// ```swift
+    /// if case .uploadMultipart(let form, _) = context.target.task {
+    ///     let body = try await form.encodedBody(maxBytes: 5_000_000)
+    ///     request.setValue(signature(of: body), forHTTPHeaderField: "X-Signature")
+    /// }
+    /// ```
+    /// - Parameter maxBytes: The largest body to build in memory. Default: ``memoryThreshold``.
+    /// - Returns: The body.
+    /// - Throws: ``CourierError/multipartEncoding(_:)`` with ``MultipartFailure/bodyTooLarge(length:limit:)``
+    ///   when the body is longer than `maxBytes` (nothing is read then), or with the failure that
+    ///   stopped it (an unreadable file, a stream of the wrong length); ``CourierError/cancelled``
+    ///   when the task is cancelled.
+    public func encodedBody(maxBytes: Int? = nil) async throws(CourierError) -> Data {
+        let limit = max(0, maxBytes ?? memoryThreshold)
+        let length = try MultipartEncoder.totalLength(self)
+        guard length <= UInt64(limit) else {
+            throw .multipartEncoding(MultipartFailure.bodyTooLarge(length: length, limit: limit))
+        }
+        if MultipartEncoder.isInMemory(self) { return try MultipartEncoder.encodeInMemory(self) }
+        do {
+            return try await MultipartEncoder.encodeInMemoryOffPool(self)
+        } catch let error as CourierError {
+            throw error
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .multipartEncoding(error)
+        }
+    }
 
     static func randomBoundary() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -150,6 +195,9 @@ public enum MultipartFailure: Error, Sendable, Hashable, CustomStringConvertible
     /// A file part changed size after the request announced its `Content-Length` (`expected`),
     /// so the body built (`actual` bytes) no longer matches it.
     case sizeChanged(expected: UInt64, actual: UInt64)
+    /// The body (`length` bytes) is longer than the `limit` ``MultipartFormData/encodedBody(maxBytes:)``
+    /// was given.
+    case bodyTooLarge(length: UInt64, limit: Int)
 
     public var description: String {
         switch self {
@@ -161,6 +209,8 @@ public enum MultipartFailure: Error, Sendable, Hashable, CustomStringConvertible
         case .temporaryFile(let reason): "cannot write the temporary body file: \(reason)"
         case .sizeChanged(let expected, let actual):
             "a part changed size after the request was built (\(expected) bytes announced, \(actual) built)"
+        case .bodyTooLarge(let length, let limit):
+            "the multipart body is \(length) bytes, more than the \(limit) allowed in memory"
         }
     }
 }

@@ -29,7 +29,7 @@ struct RecordingPlugin: Plugin {
         self.transform = transform
     }
 
-    func prepare(_ request: URLRequest, target: any TargetType) async throws -> URLRequest {
+    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         log.append("\(name).prepare")
         var request = request
         if let (field, value) = headerToAdd {
@@ -39,16 +39,16 @@ struct RecordingPlugin: Plugin {
         return request
     }
 
-    func willSend(_ request: URLRequest, target: any TargetType) async {
+    func willSend(_ request: URLRequest, context: RequestContext) async {
         log.append("\(name).willSend")
     }
 
-    func didReceive(_ result: Result<Response, CourierError>, target: any TargetType) async {
+    func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
         log.append("\(name).didReceive(\(Self.describe(result)))")
     }
 
     func process(
-        _ result: Result<Response, CourierError>, target: any TargetType
+        _ result: Result<Response, CourierError>, context: RequestContext
     ) async
         -> Result<Response, CourierError>
     {
