@@ -378,11 +378,16 @@ extension Provider {
         try Endpoint(target: target)
     }
 
-    /// The default request mapping: ``Endpoint/urlRequest()``.
+    /// The default request mapping: ``Endpoint/urlRequest()``. A small multipart form with file
+    /// parts, whose body ``Endpoint/urlRequest()`` reads from disk, is built off Swift's
+    /// cooperative thread pool.
     /// - Parameter endpoint: The endpoint.
     /// - Returns: Its request.
     public static func defaultRequestMapping(for endpoint: Endpoint) async throws -> URLRequest {
-        try endpoint.urlRequest()
+        if case .uploadMultipart(let form, _) = endpoint.task, !MultipartEncoder.isInMemory(form) {
+            return try await BlockingIO.run { _ in try endpoint.urlRequest() }
+        }
+        return try endpoint.urlRequest()
     }
 
     /// Never stub: every request goes to the transport.
