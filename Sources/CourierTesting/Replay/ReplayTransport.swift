@@ -232,6 +232,9 @@ public final class ReplayTransport: Transport, Sendable {
                     }
                     let data = try FileBody.readAll(fixture, isCancelled: isCancelled)
                     let file = try JSONDecoder().decode(HAR.File.self, from: data)
+                    if let reason = file.log.entries.lazy.compactMap(Self.invalidChunks).first {
+                        return .failure(.unreadableFixture(fixture, reason: reason))
+                    }
                     return .success(file.log.entries.map { Stored(entry: $0, request: Self.request($0, redaction)) })
                 } catch {
                     return .failure(.unreadableFixture(fixture, reason: "\(error)"))
@@ -276,13 +279,33 @@ public final class ReplayTransport: Transport, Sendable {
         return Response(statusCode: recorded.status, data: body, request: request, response: http)
     }
 
-    /// The body in the pieces it was recorded in (one piece when the sizes do not add up).
-    private static func chunks(_ body: Data, sizes: [Int]?) -> [Data] {
-        guard let sizes, sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) == body.count else {
-            return body.isEmpty ? [] : [body]
+    /// Why an entry's `_chunks` cannot be the pieces of its body (a negative size, sizes whose sum
+    /// overflows or differs from the body's size), or `nil` when they can (or are absent).
+    static func invalidChunks(_ entry: HAR.Entry) -> String? {
+        guard let sizes = entry.response.chunks else { return nil }
+        let body = HAR.data(entry.response.content.text, encoding: entry.response.content.encoding) ?? Data()
+        var total = 0
+        for size in sizes {
+            guard size >= 0 else { return "a _chunks size is negative (\(size))" }
+            let (sum, overflow) = total.addingReportingOverflow(size)
+            guard !overflow, sum <= body.count else {
+                return "the _chunks sizes add up to more than the body's \(body.count) bytes"
+            }
+            total = sum
         }
+        guard total == body.count else {
+            return "the _chunks sizes add up to \(total) bytes, the body has \(body.count)"
+        }
+        return nil
+    }
+
+    /// The body in the pieces it was recorded in (checked by ``invalidChunks(_:)`` when the
+    /// fixture was read; one piece when there are none).
+    private static func chunks(_ body: Data, sizes: [Int]?) -> [Data] {
+        guard let sizes else { return body.isEmpty ? [] : [body] }
         var offset = body.startIndex
-        return sizes.map { size in
+        return sizes.compactMap { size in
+            guard size >= 0, size <= body.endIndex - offset else { return nil }
             defer { offset += size }
             return body.subdata(in: offset..<offset + size)
         }
