@@ -163,11 +163,16 @@ extension ReplayTransport {
             queryString: query.map { HAR.NameValue(name: $0.name, value: $0.value ?? "") }, postData: postData,
             bodySize: redactedBody.count)
 
-        var received = redaction.body(body)
-        if let filter = redaction.responseBody { received = filter(received, request) }
         var fields: [String: String] = [:]
         for (name, value) in response?.response?.allHeaderFields ?? [:] {
             if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        var (received, pieces) = redaction.body(
+            body, contentType: response?.value(forHTTPHeaderField: "Content-Type"), chunks: chunks)
+        if let filter = redaction.responseBody {
+            let filtered = filter(received, request)
+            if filtered != received { pieces = nil }
+            received = filtered
         }
         if received.count != body.count, let name = fields.keys.first(where: { $0.lowercased() == "content-length" }) {
             fields[name] = "\(received.count)"
@@ -180,7 +185,7 @@ extension ReplayTransport {
             content: HAR.Content(
                 size: received.count, mimeType: response?.value(forHTTPHeaderField: "Content-Type") ?? "",
                 text: received.isEmpty ? nil : text, encoding: encoding),
-            bodySize: received.count, chunks: received.count == body.count ? chunks : nil, error: failure)
+            bodySize: received.count, chunks: pieces, error: failure)
         return HAR.Entry(request: harRequest, response: harResponse)
     }
 }

@@ -26,9 +26,10 @@ import Testing
 ///
 /// Fixtures are HAR 1.2 files, readable and diffable: sorted keys, sorted headers, fixed times,
 /// bodies as text (Base64 when they are not UTF-8), no `Date` header; recorded twice from the same
-/// answers they are the same file. Secrets are replaced before anything is written
-/// (``FixtureRedaction``: `Authorization`, `Cookie`, `Set-Cookie`, secret-looking query items and
-/// JSON members, by default). Bodies come back byte for byte, downloads and streamed responses
+/// answers they are the same file. Secrets are replaced before anything is written, and only
+/// they change (``FixtureRedaction``, with the `RedactionPolicy` the network logger uses:
+/// credential headers, secret query items and URL user info, `Location` URLs, secret members and
+/// fields of JSON, form, multipart and streamed bodies, by default). Bodies come back byte for byte, downloads and streamed responses
 /// included (a stream in the pieces it arrived in).
 public final class ReplayTransport: Transport, Sendable {
     /// Whether the transport answers from its fixture, records, or both.
