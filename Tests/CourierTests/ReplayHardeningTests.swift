@@ -55,4 +55,50 @@ import Testing
         for try await chunk in try await transport.stream(Transfer(request: request)).body { pieces.append(chunk) }
         #expect(pieces.reduce(Data(), +) == Data("abcdef".utf8))
     }
+
+    // MARK: Parallel recorders
+
+    @Test(arguments: [ReplayTransport.Mode.record, .recordMissing])
+    func sixteenTransportsRecordingIntoOneFixtureKeepEveryExchange(mode: ReplayTransport.Mode) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let fixture = folder.url.appendingPathComponent("shared.har")
+        // A recording from an earlier run: record mode starts the file anew, record-missing adds to it.
+        let earlier = folder.url.appendingPathComponent("earlier.har")
+        _ = try await ReplayTransport(fixture: earlier, mode: .record, upstream: Self.network())
+            .send(URLRequest(url: URL(string: "https://api.example.com/v1/items/old")!))
+        try FileManager.default.moveItem(at: earlier, to: fixture)
+        let shared = fixture.deletingLastPathComponent().appendingPathComponent("./shared.har")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    // One transport per caller, as each parallel test makes its own; every other
+                    // one names the file by another spelling of the same path.
+                    let transport = ReplayTransport(
+                        fixture: index.isMultiple(of: 2) ? fixture : shared, mode: mode, upstream: Self.network())
+                    _ = try await transport.send(
+                        URLRequest(url: URL(string: "https://api.example.com/v1/items/\(index)")!))
+                }
+            }
+            try await group.waitForAll()
+        }
+        let har = try JSONSerialization.jsonObject(with: Data(contentsOf: fixture)) as? [String: Any]
+        let entries = try #require((har?["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let urls = Set(entries.compactMap { ($0["request"] as? [String: Any])?["url"] as? String })
+        let expected = Set((0..<16).map { "https://api.example.com/v1/items/\($0)" })
+        #expect(urls == (mode == .record ? expected : expected.union(["https://api.example.com/v1/items/old"])))
+        #expect(entries.count == (mode == .record ? 16 : 17))
+        #expect(folder.contents == ["shared.har"])
+
+        // And every one of them replays.
+        let player = ReplayTransport(fixture: fixture, mode: .replay, upstream: StubTransport())
+        for index in 0..<16 {
+            _ = try await player.send(URLRequest(url: URL(string: "https://api.example.com/v1/items/\(index)")!))
+        }
+    }
+
+    static func network() -> StubTransport {
+        StubTransport(unmatched: .throwError)
+            .on(.get, "v1/items/*", .data(Data(#"{"id":1}"#.utf8), headers: ["Content-Type": "application/json"]))
+    }
 }

@@ -116,31 +116,18 @@ extension ReplayTransport {
         let entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
         _ = try await load()
         let stored = Stored(entry: entry, request: Self.request(entry, redaction))
-        let (snapshot, version) = state.withLock { state in
+        state.withLock { state in
             // Recorded now, so it counts as used: a replay of the same request in this run (record
             // missing) answers with it after the ones recorded before.
             state.entries = (state.entries ?? []) + [stored]
             state.uses.append(1)
-            state.version += 1
-            return (state.entries ?? [], state.version)
         }
-        // Stable: by URL and method, exchanges of the same request in the order they happened.
-        let entries = snapshot.map(\.entry).enumerated().sorted {
-            ($0.element.request.url, $0.element.request.method, $0.offset)
-                < ($1.element.request.url, $1.element.request.method, $1.offset)
-        }.map(\.element)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(HAR.File(log: HAR.Log(entries: entries)))
-        let (fixture, written) = (self.fixture, self.written)
-        try await BlockingIO.run { _ in
-            try written.withLock { last in
-                guard version > last else { return }
-                try FileManager.default.createDirectory(
-                    at: fixture.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try (data + Data("\n".utf8)).write(to: fixture, options: .atomic)
-                last = version
-            }
+        // Added to what the file holds now, so other transports recording into the same fixture
+        // (parallel tests, other processes) lose nothing.
+        do {
+            try await FixtureWriter.shared.add(entry, to: fixture, anew: mode == .record)
+        } catch let error as ReplayError {
+            throw fail(error)
         }
     }
 

@@ -72,13 +72,10 @@ public final class ReplayTransport: Transport, Sendable {
     struct State: Sendable {
         var entries: [Stored]?
         var uses: [Int] = []
-        var version = 0
         var upstream: (any Transport)?
     }
 
     let state = Locked(State())
-    /// The version of the entries last written, so an older snapshot never overwrites a newer one.
-    let written = Locked(0)
 
     /// Creates a transport on a fixture file.
     /// - Parameters:
