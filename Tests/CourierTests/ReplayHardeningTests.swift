@@ -101,4 +101,63 @@ import Testing
         StubTransport(unmatched: .throwError)
             .on(.get, "v1/items/*", .data(Data(#"{"id":1}"#.utf8), headers: ["Content-Type": "application/json"]))
     }
+
+    // MARK: A reader that leaves early
+
+    /// A live event feed: sends its events, then stays open until the reader leaves.
+    struct LiveFeed: Transport {
+        let events: [String]
+
+        func send(_ request: URLRequest) async throws -> Response { throw URLError(.unsupportedURL) }
+
+        func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+            let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
+            for event in events { _ = writer.write(Data(event.utf8)) }
+            let head = Response(
+                statusCode: 200, data: Data(), request: transfer.request,
+                response: HTTPURLResponse(
+                    url: transfer.request.url!, statusCode: 200, httpVersion: "HTTP/1.1",
+                    headerFields: ["Content-Type": "text/event-stream"]))
+            return StreamedResponse(head: head, body: body)
+        }
+    }
+
+    @Test func aFeedLeftWithBreakRecordsWhatWasReadAndReplaysItThenEnds() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let fixture = folder.url.appendingPathComponent("feed.har")
+        let events = ["data: {\"n\":1,\"token\":\"feed-secret\"}\n\n", "data: {\"n\":2}\n\n"]
+        let request = URLRequest(url: URL(string: "https://api.example.com/v1/feed")!)
+        let recorder = ReplayTransport(fixture: fixture, mode: .record, upstream: LiveFeed(events: events))
+        var read: [Data] = []
+        for try await chunk in try await recorder.stream(Transfer(request: request)).body {
+            read.append(chunk)
+            if read.count == 2 { break }
+        }
+        await recorder.waitForRecordings()
+        let text = try String(contentsOf: fixture, encoding: .utf8)
+        #expect(text.contains(#""_cutShort" : true"#))
+        #expect(!text.contains("feed-secret"))
+
+        // Replay gives the recorded chunks, then ends the way the recording did: cut short.
+        let player = ReplayTransport(fixture: fixture, mode: .replay, upstream: StubTransport())
+        var replayed: [Data] = []
+        let error = await #expect(throws: CourierError.self) {
+            for try await chunk in try await player.stream(Transfer(request: request)).body { replayed.append(chunk) }
+        }
+        #expect(replayed.count == 2)
+        #expect(String(decoding: replayed[1], as: UTF8.self) == events[1])
+        guard case .recordingCutShort(let described, let file) = error?.underlyingError as? ReplayError else {
+            Issue.record("expected recordingCutShort, got \(String(describing: error))")
+            return
+        }
+        #expect(described == "GET https://api.example.com/v1/feed" && file == fixture)
+        // A reader that stops where the recording did sees exactly what it saw then.
+        var again: [Data] = []
+        for try await chunk in try await player.stream(Transfer(request: request)).body {
+            again.append(chunk)
+            if again.count == 2 { break }
+        }
+        #expect(again.count == 2)
+    }
 }

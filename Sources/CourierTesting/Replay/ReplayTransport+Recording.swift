@@ -31,16 +31,30 @@ extension ReplayTransport {
         return response
     }
 
+    /// One recording fewer in flight; wakes ``waitForRecordings()`` when none is left.
+    private func recordingEnded() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.pendingRecordings -= 1
+            guard state.pendingRecordings == 0 else { return [] }
+            defer { state.recordingWaiters = [] }
+            return state.recordingWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
     func recordStream(_ transfer: Transfer) async throws -> StreamedResponse {
         let sentBody = try await requestBody(of: transfer)
         let streamed = try await recordingFailure(of: transfer, sentBody) { try await $0.stream(transfer) }
         let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
         let head = streamed.head
         let limit = maxBodyBytes
+        state.withLock { $0.pendingRecordings += 1 }
         let pump = Task {
+            defer { recordingEnded() }
             var received = Data()
             var sizes: [Int] = []
             var failure: (any Error)?
+            var cutShort = false
             do {
                 for try await chunk in streamed.body {
                     received.append(chunk)
@@ -49,18 +63,35 @@ extension ReplayTransport {
                         writer.finish(throwing: fail(.bodyTooLarge(limit: limit)))
                         return
                     }
-                    guard writer.write(chunk) else { return }
+                    guard writer.write(chunk) else {
+                        cutShort = true
+                        break
+                    }
                 }
             } catch {
                 failure = error
             }
-            // The reader left: what arrived is not the whole answer, so nothing is recorded.
-            guard !writer.isTerminated, !Task.isCancelled else { return }
-            do {
-                try await record(
-                    transfer.request, sentBody, response: head, body: received, chunks: sizes,
-                    failure: failure.flatMap(Self.recordable))
-            } catch {
+            // The reader left (which cancels this task): whatever ended the body came after it.
+            if Task.isCancelled || writer.isTerminated {
+                cutShort = true
+                failure = nil
+            }
+            // What arrived is recorded even when the reader left early (marked as cut short, so
+            // replay ends there too). Written from a task of its own: this one is cancelled when
+            // the reader leaves, and the write must not be.
+            let (request, recordedFailure, cut) = (transfer.request, failure.flatMap(Self.recordable), cutShort)
+            let written = await Task {
+                try await self.record(
+                    request, sentBody, response: head, body: received, chunks: sizes, failure: recordedFailure,
+                    cutShort: cut)
+            }.result
+            if case .failure(let error) = written {
+                // Nobody reads the stream any more to hear why nothing was recorded: say it here.
+                if cutShort, !(error is ReplayError) {
+                    Issue.record(
+                        Comment(rawValue: "The stream left early could not be recorded in \(fixture.path): \(error)"),
+                        sourceLocation: sourceLocation)
+                }
                 writer.finish(throwing: error)
                 return
             }
@@ -108,12 +139,14 @@ extension ReplayTransport {
 
     /// Adds an exchange to the fixture and writes it.
     private func record(
-        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?
+        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?,
+        cutShort: Bool = false
     ) async throws {
         guard sentBody.count <= maxBodyBytes, body.count <= maxBodyBytes else {
             throw fail(.bodyTooLarge(limit: maxBodyBytes))
         }
-        let entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
+        var entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
+        if cutShort { entry.response.cutShort = true }
         _ = try await load()
         let stored = Stored(entry: entry, request: Self.request(entry, redaction))
         state.withLock { state in

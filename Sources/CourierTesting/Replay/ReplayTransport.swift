@@ -59,7 +59,7 @@ public final class ReplayTransport: Transport, Sendable {
     let matching: ReplayMatching
     let redaction: FixtureRedaction
     let maxBodyBytes: Int
-    private let sourceLocation: SourceLocation
+    let sourceLocation: SourceLocation
     private let nameError: ReplayError?
     let makeUpstream: @Sendable () -> any Transport
 
@@ -72,6 +72,9 @@ public final class ReplayTransport: Transport, Sendable {
     struct State: Sendable {
         var entries: [Stored]?
         var uses: [Int] = []
+        /// Recordings started and not yet written, and who waits for them to be.
+        var pendingRecordings = 0
+        var recordingWaiters: [CheckedContinuation<Void, Never>] = []
         var upstream: (any Transport)?
     }
 
@@ -149,6 +152,7 @@ public final class ReplayTransport: Transport, Sendable {
             let request = try await transfer.bufferedRequest()
             if let stored = try await replay(request) {
                 if let failure = stored.entry.response.error { throw Self.error(failure) }
+                if stored.entry.response.cutShort == true { throw fail(cutShort(stored)) }
                 return try transfer.completeBuffered(
                     Self.response(stored.entry, for: request), sent: Int64(request.httpBody?.count ?? 0))
             }
@@ -172,7 +176,9 @@ public final class ReplayTransport: Transport, Sendable {
                 return ChunkedAnswer.stream(
                     head: head, chunks: Self.chunks(response.data, sizes: stored.entry.response.chunks),
                     interval: .zero, clock: ContinuousClock(), limits: transfer.limits,
-                    ending: stored.entry.response.error.map { .fail(Self.error($0)) } ?? .finish)
+                    ending: stored.entry.response.cutShort == true
+                        ? .fail(cutShort(stored))
+                        : stored.entry.response.error.map { .fail(Self.error($0)) } ?? .finish)
             }
             guard mode == .recordMissing else { throw try await noMatch(request) }
         }
@@ -191,6 +197,25 @@ public final class ReplayTransport: Transport, Sendable {
             let index = matches.first { state.uses[$0] == 0 } ?? matches[matches.count - 1]
             state.uses[index] += 1
             return entries[index]
+        }
+    }
+
+    private func cutShort(_ stored: Stored) -> ReplayError {
+        .recordingCutShort(request: "\(stored.entry.request.method) \(stored.entry.request.url)", fixture: fixture)
+    }
+
+    /// Waits until every exchange this transport began to record is written to the fixture —
+    /// including a stream whose reader left early, which is written after the reader left.
+    ///
+    /// Call it before reading the fixture, or replaying it, in the same test.
+    public func waitForRecordings() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.pendingRecordings > 0 else { return true }
+                state.recordingWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
