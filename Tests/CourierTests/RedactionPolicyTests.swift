@@ -84,7 +84,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let fixture = folder.url.appendingPathComponent("bytes.har")
-        let body = #"{"zeta": 12345678901234567890, "token":"t0k3n",  "alpha":"\u00e9" , "n":1.10}"#
+        let body = #"{"zeta": 12345678901234567890, "password":"pa55",  "alpha":"\u00e9" , "n":1.10, "token":"t0k3n"}"#
         let network = StubTransport(unmatched: .throwError)
             .on(.get, "v1/me", .data(Data(body.utf8), headers: ["Content-Type": "application/json"]))
         let request = URLRequest(url: URL(string: "https://api.example.com/v1/me")!)
@@ -93,7 +93,8 @@ import Testing
             .send(request)
         #expect(
             String(decoding: replayed.data, as: UTF8.self)
-                == #"{"zeta": 12345678901234567890, "token":"REDACTED",  "alpha":"\u00e9" , "n":1.10}"#)
+                == #"{"zeta": 12345678901234567890, "password":"REDACTED",  "alpha":"\u00e9" , "n":1.10, "token":"REDACTED"}"#
+        )
     }
 
     @Test func formMultipartAndStreamedBodies() {
