@@ -97,7 +97,7 @@ import Testing
         )
     }
 
-    @Test func formMultipartAndStreamedBodies() {
+    @Test func formMultipartAndStreamedBodies() throws {
         let policy = RedactionPolicy.default
         let form =
             "grant_type=password&username=ada&password=hunter2&client_id=app&client_secret=cs1&user%5Bpassword%5D=x"
@@ -120,6 +120,12 @@ import Testing
             redacted
                 == multipart.replacingOccurrences(of: "mp-secret", with: "<redacted>")
                 .replacingOccurrences(of: "\"k-1\"", with: "\"<redacted>\""))
+        // Cut short inside the secret part, as a log's excerpt is.
+        let cutAt = try #require(multipart.range(of: "mp-secret")).lowerBound
+        let cut = Data(multipart[..<cutAt].utf8) + Data("mp-sec".utf8)
+        let redactedCut = String(
+            decoding: policy.body(cut, contentType: "multipart/form-data; boundary=XyZ"), as: UTF8.self)
+        #expect(redactedCut == multipart[..<cutAt] + "<redacted>")
         // Sniffed without a content type, too.
         #expect(
             !String(decoding: policy.body(Data(multipart.utf8), contentType: nil), as: UTF8.self).contains("mp-secret"))

@@ -122,7 +122,15 @@ extension RedactionPolicy {
             positions.append(found)
             index = found + delimiter.count
         }
-        for (start, next) in zip(positions, positions.dropFirst()) {
+        // A body cut short (a log's excerpt) ends inside its last part: that part runs to the end.
+        var ends = Array(positions.dropFirst())
+        if let last = positions.last, last + delimiter.count + 2 <= span.upperBound,
+            !(bytes[last + delimiter.count] == UInt8(ascii: "-")
+                && bytes[last + delimiter.count + 1] == UInt8(ascii: "-"))
+        {
+            ends.append(span.upperBound)
+        }
+        for (start, next) in zip(positions, ends) {
             // The part: after the delimiter's line break, up to the line break before the next one.
             guard let lineEnd = bytes[(start + delimiter.count)..<next].firstIndex(of: 0x0A) else { continue }
             let partStart = lineEnd + 1
