@@ -41,6 +41,9 @@ import Testing
         #expect(policy.body(Data(#"{"SSN":"123"}"#.utf8), contentType: nil) == Data(#"{"SSN":"<redacted>"}"#.utf8))
         #expect(policy.url("https://x.example/cb?code=42") == "https://x.example/cb?code=42")
         #expect(!RedactionPolicy.default.isSecretHeader("x-tenant"))
+        // A placeholder with a quote still leaves JSON.
+        let quoted = RedactionPolicy(placeholder: #"<"x">"#).body(Data(#"{"token":1}"#.utf8), contentType: nil)
+        #expect(String(decoding: quoted, as: UTF8.self) == #"{"token":"<\"x\">"}"#)
     }
 
     @Test func urlValuedHeadersAreRedactedAsURLs() {

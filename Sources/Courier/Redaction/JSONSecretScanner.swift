@@ -21,7 +21,13 @@ struct JSONSecretScanner {
     init(bytes: [UInt8], span: Range<Int>, placeholder: [UInt8], isSecret: @escaping (String) -> Bool) {
         self.bytes = bytes
         self.span = span
-        self.placeholder = [Self.quote] + placeholder + [Self.quote]
+        // A JSON string: quotes and backslashes in the placeholder escaped.
+        var escaped: [UInt8] = [Self.quote]
+        for byte in placeholder {
+            if byte == Self.quote || byte == Self.backslash { escaped.append(Self.backslash) }
+            escaped.append(byte)
+        }
+        self.placeholder = escaped + [Self.quote]
         self.isSecret = isSecret
     }
 

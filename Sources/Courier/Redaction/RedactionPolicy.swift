@@ -136,16 +136,24 @@ public struct RedactionPolicy: Sendable, Hashable {
     private static func keys(_ names: Set<String>) -> Set<String> { Set(names.map { comparableName($0) }) }
 
     /// Whether `name`'s value is secret as a header.
+    /// - Parameter name: The header's name, in any case style.
+    /// - Returns: `true` when ``headers`` names it.
     public func isSecretHeader(_ name: String) -> Bool { headerKeys.contains(Self.comparableName(name)) }
 
     /// Whether `name`'s value is secret as a query or fragment item.
+    /// - Parameter name: The item's name, percent-decoded, in any case style.
+    /// - Returns: `true` when ``queryItems`` names it (or its innermost bracketed key).
     public func isSecretQueryItem(_ name: String) -> Bool { queryKeys.contains(Self.comparableName(name)) }
 
     /// Whether `name`'s value is secret as a JSON member.
+    /// - Parameter name: The member's name, in any case style.
+    /// - Returns: `true` when ``bodyFields`` names it.
     public func isSecretBodyField(_ name: String) -> Bool { bodyKeys.contains(Self.comparableName(name)) }
 
-    /// Whether `name`'s value is secret as a form field or multipart part: named in ``bodyFields``
-    /// or ``queryItems``.
+    /// Whether `name`'s value is secret as a form field or multipart part.
+    /// - Parameter name: The field's name, percent-decoded, in any case style.
+    /// - Returns: `true` when ``bodyFields`` or ``queryItems`` names it (or its innermost
+    ///   bracketed key).
     public func isSecretFormField(_ name: String) -> Bool {
         let key = Self.comparableName(name)
         return bodyKeys.contains(key) || queryKeys.contains(key)
