@@ -145,6 +145,30 @@ import Testing
         for secret in ["nd-1", "nd-2", "nd-3"] { #expect(!redactedLines.contains(secret)) }
     }
 
+    @Test func arbitraryBytesNeverTrapAndEditsStayInOrder() {
+        // Bytes drawn from JSON, form and multipart punctuation and secret names, in any order.
+        let alphabet = Array(#"{}[]":,=&\ "u0041--b\r\n token password a[b] Content-Disposition: name="x"; 1"#.utf8)
+        var random = SeededRandom.forTest("redaction").withLock { $0 }
+        let types: [String?] = [
+            nil, "application/json", "application/x-www-form-urlencoded", "multipart/form-data; boundary=b",
+            "text/event-stream", "multipart/form-data",
+        ]
+        for round in 0..<3_000 {
+            let count = Int.random(in: 0...96, using: &random)
+            let body = Data((0..<count).map { _ in alphabet.randomElement(using: &random) ?? 0 })
+            let type = types[round % types.count]
+            let edits = RedactionPolicy.default.bodyEdits(body, contentType: type)
+            // In order, not overlapping, inside the body.
+            var end = 0
+            for edit in edits {
+                #expect(edit.range.lowerBound >= end && edit.range.upperBound <= body.count)
+                end = edit.range.upperBound
+            }
+            _ = RedactionPolicy.default.body(body, contentType: type)
+            _ = RedactionPolicy.sizes([count / 2, count - count / 2], after: edits)
+        }
+    }
+
     @Test func chunkBoundariesMoveWithTheBytes() {
         let body = Data(#"{"token":"abcdef","x":1}"#.utf8)
         let edits = RedactionPolicy(placeholder: "R").bodyEdits(body, contentType: nil)
