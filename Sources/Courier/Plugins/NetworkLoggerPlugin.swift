@@ -87,10 +87,12 @@ public struct NetworkLoggerPlugin: Plugin {
         /// Where lines go. Default: standard error.
         public var output: @Sendable (String) -> Void
         /// Renders a request body for the log (say, pretty-printed JSON); `nil` falls back to the
-        /// default rendering (UTF-8 text cut at ``maxBodyBytes``). Default: `nil`.
+        /// default rendering (UTF-8 text cut at ``maxBodyBytes``). It is given the body already
+        /// redacted by ``redaction``. Default: `nil`.
         public var requestBodyFormatter: (@Sendable (Data, URLRequest) -> String?)?
-        /// Renders a response body for the log; `nil` falls back to the default rendering.
-        /// Default: `nil`. ``NetworkLoggerPlugin/prettyJSON(_:)`` pretty-prints JSON.
+        /// Renders a response body for the log; `nil` falls back to the default rendering. It is
+        /// given the body already redacted by ``redaction``. Default: `nil`.
+        /// ``NetworkLoggerPlugin/prettyJSON(_:)`` pretty-prints JSON.
         public var responseBodyFormatter: (@Sendable (Data, Response) -> String?)?
 
         /// Creates a configuration.
