@@ -83,6 +83,22 @@ import Testing
         #expect(policy.body(plain, contentType: "application/json") == plain)
     }
 
+    @Test func jsonHeldAsTextInAStringIsRedactedToo() throws {
+        let body =
+            #"{"payload":"{\"user\":\"ada\",\"token\":\"in-1\",\"deeper\":\"{\\\"secret\\\":\\\"in-2\\\"}\"}","n":1}"#
+        let redacted = String(
+            decoding: RedactionPolicy.default.body(Data(body.utf8), contentType: "application/json"), as: UTF8.self)
+        #expect(!redacted.contains("in-1") && !redacted.contains("in-2"))
+        // Still JSON, whose payload is still JSON with the same members.
+        let outer = try #require(try JSONSerialization.jsonObject(with: Data(redacted.utf8)) as? [String: Any])
+        let payload = try #require(outer["payload"] as? String)
+        let inner = try #require(try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: Any])
+        #expect(inner["user"] as? String == "ada")
+        #expect(inner["token"] as? String == "<redacted>")
+        let deeper = try #require(inner["deeper"] as? String)
+        #expect(deeper == #"{"secret":"<redacted>"}"#)
+    }
+
     @Test func aRecordedJSONBodyReplaysByteForByteButItsSecrets() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -6,29 +6,48 @@
 /// name is secret the value after it (a string, a number or literal, or a whole object or array)
 /// is replaced. So it also works on JSON cut short, on NDJSON, and on Server-Sent Events whose
 /// `data:` lines hold JSON. A string ends at its closing quote or at a line break (JSON strings
-/// hold none), so one bad line does not hide the members of the next. Linear in the input, no
-/// recursion.
+/// hold none), so one bad line does not hide the members of the next. JSON held as text in a
+/// string value (`"payload": "{\"token\": \"…\"}"`) is scanned too, to ``maxNesting`` levels.
+/// Linear in the input at each level.
 struct JSONSecretScanner {
     let bytes: [UInt8]
     let span: Range<Int>
+    /// The placeholder as a JSON string, quoted and escaped.
     let placeholder: [UInt8]
+    private let rawPlaceholder: [UInt8]
+    private let depth: Int
     let isSecret: (String) -> Bool
+
+    /// How deep JSON inside strings is scanned: JSON in a string in a string in a string.
+    static let maxNesting = 3
 
     private static let quote = UInt8(ascii: "\"")
     private static let backslash = UInt8(ascii: "\\")
     private static let newline: UInt8 = 0x0A
 
-    init(bytes: [UInt8], span: Range<Int>, placeholder: [UInt8], isSecret: @escaping (String) -> Bool) {
+    init(
+        bytes: [UInt8], span: Range<Int>, placeholder: [UInt8], depth: Int = 0, isSecret: @escaping (String) -> Bool
+    ) {
         self.bytes = bytes
         self.span = span
-        // A JSON string: quotes and backslashes in the placeholder escaped.
-        var escaped: [UInt8] = [Self.quote]
-        for byte in placeholder {
-            if byte == Self.quote || byte == Self.backslash { escaped.append(Self.backslash) }
-            escaped.append(byte)
-        }
-        self.placeholder = escaped + [Self.quote]
+        self.rawPlaceholder = placeholder
+        self.placeholder = [Self.quote] + Self.escaped(placeholder) + [Self.quote]
+        self.depth = depth
         self.isSecret = isSecret
+    }
+
+    /// `text` as the inside of a JSON string: quotes, backslashes and line breaks escaped.
+    private static func escaped(_ text: [UInt8]) -> [UInt8] {
+        var result: [UInt8] = []
+        for byte in text {
+            switch byte {
+            case quote, backslash: result += [backslash, byte]
+            case newline: result += [backslash, UInt8(ascii: "n")]
+            case 0x0D: result += [backslash, UInt8(ascii: "r")]
+            default: result.append(byte)
+            }
+        }
+        return result
     }
 
     /// The replacements, in order.
@@ -46,9 +65,11 @@ struct JSONSecretScanner {
                 continue
             }
             let colon = skipSpace(from: end)
-            guard colon < span.upperBound, bytes[colon] == UInt8(ascii: ":"),
-                isSecret(Self.decode(bytes[(index + 1)..<(end - 1)]))
-            else {
+            let isName = colon < span.upperBound && bytes[colon] == UInt8(ascii: ":")
+            guard isName, isSecret(Self.decode(bytes[(index + 1)..<(end - 1)])) else {
+                if !isName, depth < Self.maxNesting, bytes[(index + 1)..<(end - 1)].contains(Self.backslash) {
+                    edits += nestedEdits(in: (index + 1)..<(end - 1))
+                }
                 index = end
                 continue
             }
@@ -60,6 +81,54 @@ struct JSONSecretScanner {
             index = max(valueEnd, colon + 1)
         }
         return edits
+    }
+
+    /// The secrets of JSON held as text inside the string whose contents are at `content`: the
+    /// contents are unescaped, scanned, and each replacement is put back escaped.
+    private func nestedEdits(in content: Range<Int>) -> [RedactionEdit] {
+        var text: [UInt8] = []
+        // For each byte of `text`, the bytes of the string it came from.
+        var origin: [Range<Int>] = []
+        var index = content.lowerBound
+        while index < content.upperBound {
+            guard bytes[index] == Self.backslash, index + 1 < content.upperBound else {
+                text.append(bytes[index])
+                origin.append(index..<(index + 1))
+                index += 1
+                continue
+            }
+            let escape = bytes[index + 1]
+            if escape == UInt8(ascii: "u"), index + 6 <= content.upperBound,
+                let code = UInt32(String(decoding: bytes[(index + 2)..<(index + 6)], as: UTF8.self), radix: 16)
+            {
+                let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
+                for byte in String(scalar).utf8 {
+                    text.append(byte)
+                    origin.append(index..<(index + 6))
+                }
+                index += 6
+                continue
+            }
+            let decoded: UInt8
+            switch escape {
+            case UInt8(ascii: "n"): decoded = Self.newline
+            case UInt8(ascii: "t"): decoded = 0x09
+            case UInt8(ascii: "r"): decoded = 0x0D
+            case UInt8(ascii: "b"): decoded = 0x08
+            case UInt8(ascii: "f"): decoded = 0x0C
+            default: decoded = escape
+            }
+            text.append(decoded)
+            origin.append(index..<(index + 2))
+            index += 2
+        }
+        var inner = JSONSecretScanner(
+            bytes: text, span: 0..<text.count, placeholder: rawPlaceholder, depth: depth + 1, isSecret: isSecret)
+        return inner.edits().compactMap { edit in
+            guard !edit.range.isEmpty else { return nil }
+            let range = origin[edit.range.lowerBound].lowerBound..<origin[edit.range.upperBound - 1].upperBound
+            return RedactionEdit(range: range, replacement: Self.escaped(edit.replacement))
+        }
     }
 
     /// After the string that starts at `start`: the index past its closing quote and `true`, or
