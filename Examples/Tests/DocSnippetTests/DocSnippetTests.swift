@@ -35,3 +35,16 @@ func agendaFromRecordedAnswers() async throws {
     let client = TodoClient(transport: ReplayTransport("agenda"))
     #expect(try await client.agenda().count == 3)
 }
+
+// The Plugins article's redaction sample: one policy for the logger (and replay fixtures).
+@Test func redactionPolicySample() {
+    var policy = RedactionPolicy.default
+    policy.headers.insert("X-Tenant")
+    policy.bodyFields.insert("ssn")
+    policy.queryItems.remove("code")
+    let logger: NetworkLoggerPlugin = .logger(.verbose, redaction: policy)
+    #expect(logger.configuration.redaction.isSecretHeader("x_tenant"))
+    #expect(
+        String(decoding: policy.body(Data(#"{"ssn":"1"}"#.utf8), contentType: nil), as: UTF8.self)
+            == #"{"ssn":"<redacted>"}"#)
+}

@@ -11,12 +11,13 @@ import Foundation
 /// let verbose = Provider<API>(plugins: [.logger(.verbose, output: { logger.debug("\($0)") })])
 /// ```
 ///
-/// Secrets stay out of logs: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and
-/// any header you list are shown as `<redacted>`, and so are the user info of a URL
-/// (`user:password@`) and the values of query items named in
-/// ``Configuration/redactedQueryItems`` (`token`, `api_key`, `password`…), in every line: the
-/// request line, the status line and the cURL rendering. Bodies are cut at
-/// ``Configuration/maxBodyBytes``; a body that is not UTF-8 is summarized by its size.
+/// Secrets stay out of logs: every line — the request line, headers, bodies, the status line and
+/// the cURL rendering — is written through ``Configuration/redaction``, a ``RedactionPolicy``
+/// (``RedactionPolicy/default`` unless you choose): credential headers, the user info of URLs
+/// (`user:password@`), secret query and fragment items, URL-valued headers such as `Location`,
+/// and secret members and fields of JSON, form, multipart and streamed bodies are shown as
+/// `<redacted>`; everything else as it is. Bodies are cut at ``Configuration/maxBodyBytes`` after
+/// redaction; a body that is not UTF-8 is summarized by its size.
 public struct NetworkLoggerPlugin: Plugin {
     /// What to log.
     public struct Options: OptionSet, Sendable, Hashable {
@@ -59,54 +60,63 @@ public struct NetworkLoggerPlugin: Plugin {
 
     /// How the logger behaves.
     public struct Configuration: Sendable {
-        /// The headers never logged in full.
-        public static let defaultRedactedHeaders: Set<String> = [
-            "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
-        ]
+        /// The headers never logged in full: ``RedactionPolicy/defaultHeaders``.
+        public static let defaultRedactedHeaders: Set<String> = RedactionPolicy.defaultHeaders
 
         /// What to log. Default: ``Options/default``.
         public var options: Options
-        /// The query items whose values are never logged: `token`, `access_token`,
-        /// `refresh_token`, `id_token`, `api_key`, `apikey`, `key`, `password`, `passwd`, `secret`,
-        /// `client_secret`, `signature`, `sig`, `auth`, `session` and `code`.
-        public static let defaultRedactedQueryItems: Set<String> = Redaction.defaultSecretQueryItems
+        /// The query items whose values are never logged: ``RedactionPolicy/defaultQueryItems``.
+        public static let defaultRedactedQueryItems: Set<String> = RedactionPolicy.defaultQueryItems
 
-        /// Headers shown as `<redacted>` (matched without regard to case). Default:
-        /// ``defaultRedactedHeaders``.
-        public var redactedHeaders: Set<String>
-        /// Query items whose values are shown as `<redacted>` (matched without regard to case).
-        /// Default: ``defaultRedactedQueryItems``.
-        public var redactedQueryItems: Set<String>
+        /// What is secret in every line. Default: ``RedactionPolicy/default``.
+        public var redaction: RedactionPolicy
+        /// Headers shown as `<redacted>` (in any case style): ``redaction``'s
+        /// ``RedactionPolicy/headers``. Default: ``defaultRedactedHeaders``.
+        public var redactedHeaders: Set<String> {
+            get { redaction.headers }
+            set { redaction.headers = newValue }
+        }
+        /// Query items whose values are shown as `<redacted>` (in any case style): ``redaction``'s
+        /// ``RedactionPolicy/queryItems``. Default: ``defaultRedactedQueryItems``.
+        public var redactedQueryItems: Set<String> {
+            get { redaction.queryItems }
+            set { redaction.queryItems = newValue }
+        }
         /// Bodies longer than this many bytes are cut. Default: 4096.
         public var maxBodyBytes: Int
         /// Where lines go. Default: standard error.
         public var output: @Sendable (String) -> Void
         /// Renders a request body for the log (say, pretty-printed JSON); `nil` falls back to the
-        /// default rendering (UTF-8 text cut at ``maxBodyBytes``). Default: `nil`.
+        /// default rendering (UTF-8 text cut at ``maxBodyBytes``). It is given the body already
+        /// redacted by ``redaction``. Default: `nil`.
         public var requestBodyFormatter: (@Sendable (Data, URLRequest) -> String?)?
-        /// Renders a response body for the log; `nil` falls back to the default rendering.
-        /// Default: `nil`. ``NetworkLoggerPlugin/prettyJSON(_:)`` pretty-prints JSON.
+        /// Renders a response body for the log; `nil` falls back to the default rendering. It is
+        /// given the body already redacted by ``redaction``. Default: `nil`.
+        /// ``NetworkLoggerPlugin/prettyJSON(_:)`` pretty-prints JSON.
         public var responseBodyFormatter: (@Sendable (Data, Response) -> String?)?
 
         /// Creates a configuration.
         /// - Parameters:
         ///   - options: What to log. Default: ``Options/default``.
-        ///   - redactedHeaders: Extra headers to redact, added to ``defaultRedactedHeaders``.
-        ///   - redactedQueryItems: Extra query items to redact, added to
-        ///     ``defaultRedactedQueryItems``.
+        ///   - redaction: What is secret. Default: ``RedactionPolicy/default``.
+        ///   - redactedHeaders: Extra headers to redact, added to `redaction`'s. Default: none.
+        ///   - redactedQueryItems: Extra query items to redact, added to `redaction`'s. Default: none.
         ///   - maxBodyBytes: Default: 4096.
         ///   - requestBodyFormatter: Renders request bodies; `nil` for the default. Default: `nil`.
         ///   - responseBodyFormatter: Renders response bodies; `nil` for the default. Default: `nil`.
         ///   - output: Where lines go. Default: standard error.
         public init(
-            options: Options = .default, redactedHeaders: Set<String> = [], redactedQueryItems: Set<String> = [],
+            options: Options = .default, redaction: RedactionPolicy = .default, redactedHeaders: Set<String> = [],
+            redactedQueryItems: Set<String> = [],
             maxBodyBytes: Int = 4096, requestBodyFormatter: (@Sendable (Data, URLRequest) -> String?)? = nil,
             responseBodyFormatter: (@Sendable (Data, Response) -> String?)? = nil,
             output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
         ) {
             self.options = options
-            self.redactedHeaders = Self.defaultRedactedHeaders.union(redactedHeaders)
-            self.redactedQueryItems = Self.defaultRedactedQueryItems.union(redactedQueryItems)
+            var redaction = redaction
+            redaction.headers.formUnion(redactedHeaders)
+            redaction.queryItems.formUnion(redactedQueryItems)
+            self.redaction = redaction
             self.maxBodyBytes = maxBodyBytes
             self.requestBodyFormatter = requestBodyFormatter
             self.responseBodyFormatter = responseBodyFormatter
@@ -116,16 +126,13 @@ public struct NetworkLoggerPlugin: Plugin {
 
     /// The configuration.
     public let configuration: Configuration
-    private let redacted: Set<String>
-    private let redactedQuery: Set<String>
+    private var policy: RedactionPolicy { configuration.redaction }
 
     /// Creates a logger.
     /// - Parameter configuration: What and where to log. Default: method, URL and status, to
     ///   standard error.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.redacted = Set(configuration.redactedHeaders.map { $0.lowercased() })
-        self.redactedQuery = Set(configuration.redactedQueryItems.map { $0.lowercased() })
     }
 
     /// Writes a line to standard error.
@@ -224,7 +231,8 @@ public struct NetworkLoggerPlugin: Plugin {
     /// request (a file, a multipart form, a stream), with its size when known.
     private func describeBody(of request: URLRequest, task: HTTPTask) -> String? {
         if let body = request.httpBody, !body.isEmpty {
-            return configuration.requestBodyFormatter?(body, request) ?? describe(body)
+            let redacted = policy.body(body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+            return configuration.requestBodyFormatter?(redacted, request) ?? describe(redacted)
         }
         let length = request.value(forHTTPHeaderField: "Content-Length").map { ", \($0) bytes" } ?? ""
         switch task {
@@ -239,10 +247,11 @@ public struct NetworkLoggerPlugin: Plugin {
     }
 
     private func describe(_ body: Data, of response: Response) -> String {
-        configuration.responseBodyFormatter?(body, response) ?? describe(body)
+        let redacted = policy.body(body, contentType: response.value(forHTTPHeaderField: "Content-Type"))
+        return configuration.responseBodyFormatter?(redacted, response) ?? describe(redacted)
     }
 
-    /// The request as a `curl` command, with secret headers redacted.
+    /// The request as a `curl` command, redacted by ``Configuration/redaction``.
     /// - Parameter request: The request.
     /// - Returns: A command line for a POSIX shell.
     public func cURL(for request: URLRequest) -> String {
@@ -252,7 +261,8 @@ public struct NetworkLoggerPlugin: Plugin {
         for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
             parts.append("-H \(Self.quote("\(name): \(redact(name, value))"))")
         }
-        if let body = request.httpBody, !body.isEmpty {
+        if let raw = request.httpBody, !raw.isEmpty {
+            let body = policy.body(raw, contentType: request.value(forHTTPHeaderField: "Content-Type"))
             if let text = UTF8Text.string(body) {
                 parts.append("--data-binary \(Self.quote(text))")
             } else {
@@ -272,11 +282,11 @@ public struct NetworkLoggerPlugin: Plugin {
 
     /// The URL with its user info and secret query values redacted.
     private func describe(_ url: URL) -> String {
-        Redaction.url(url, secretQueryItems: redactedQuery)
+        policy.url(url.absoluteString)
     }
 
     private func redact(_ name: String, _ value: String) -> String {
-        redacted.contains(name.lowercased()) ? "<redacted>" : value
+        policy.headerValue(value, forHeader: name)
     }
 
     private func describe(_ body: Data) -> String {

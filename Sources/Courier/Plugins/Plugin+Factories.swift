@@ -4,21 +4,22 @@ extension Plugin where Self == NetworkLoggerPlugin {
     /// A ``NetworkLoggerPlugin``.
     /// - Parameters:
     ///   - options: What to log. Default: method, URL, status, retries and refreshes.
-    ///   - redactedHeaders: Headers to redact besides `Authorization`, `Proxy-Authorization`,
-    ///     `Cookie` and `Set-Cookie`. Default: none.
+    ///   - redaction: What is secret. Default: ``RedactionPolicy/default``.
+    ///   - redactedHeaders: Headers to redact besides `redaction`'s. Default: none.
     ///   - maxBodyBytes: Bodies are cut at this size. Default: 4096.
     ///   - responseBodyFormatter: Renders response bodies (``NetworkLoggerPlugin/prettyJSON(_:)``,
     ///     say); `nil` for the default. Default: `nil`.
     ///   - output: Where lines go. Default: standard error.
     /// - Returns: The plugin.
     public static func logger(
-        _ options: NetworkLoggerPlugin.Options = .default, redactedHeaders: Set<String> = [],
+        _ options: NetworkLoggerPlugin.Options = .default, redaction: RedactionPolicy = .default,
+        redactedHeaders: Set<String> = [],
         maxBodyBytes: Int = 4096, responseBodyFormatter: (@Sendable (Data, Response) -> String?)? = nil,
         output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
     ) -> NetworkLoggerPlugin {
         NetworkLoggerPlugin(
             configuration: .init(
-                options: options, redactedHeaders: redactedHeaders, maxBodyBytes: maxBodyBytes,
+                options: options, redaction: redaction, redactedHeaders: redactedHeaders, maxBodyBytes: maxBodyBytes,
                 responseBodyFormatter: responseBodyFormatter, output: output))
     }
 }

@@ -5,11 +5,14 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What a ``ReplayTransport`` keeps out of its fixtures: secrets, replaced by ``placeholder``
-/// before anything is written, and headers that change on every recording.
+/// What a ``ReplayTransport`` keeps out of its fixtures: secrets, found by a `RedactionPolicy`
+/// (the one `NetworkLoggerPlugin` uses too) and replaced by ``placeholder`` before anything is
+/// written, and headers that change on every recording.
 ///
-/// Requests are matched against a fixture after the same redaction, so a request whose token
-/// changes between runs still finds its recorded answer.
+/// Only the secret values change: a redacted JSON body keeps its numbers, white space and key
+/// order byte for byte, and a streamed body keeps the pieces it arrived in. Requests are matched
+/// against a fixture after the same redaction, so a request whose token changes between runs
+/// still finds its recorded answer.
 ///
 /// ```swift
 /// var redaction = FixtureRedaction.default
@@ -22,19 +25,30 @@ public struct FixtureRedaction: Sendable {
     /// What replaces a secret: `REDACTED`.
     public static let placeholder = "REDACTED"
 
-    /// Header names (any case) whose values are replaced, in requests and responses. Default:
-    /// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-API-Key`, `X-Auth-Token`,
-    /// `X-Amz-Security-Token`.
-    public var headers: Set<String>
-    /// Query item names (any case) whose values are replaced in request URLs. Default: Courier's
-    /// list of secret-looking names (`token`, `access_token`, `api_key`, `key`, `password`,
-    /// `secret`, `client_secret`, `signature`, `sig`, `code`, `session`, …), the same the network
-    /// logger redacts.
-    public var queryItems: Set<String>
-    /// Member names (any case, at any depth) whose values are replaced in JSON request and
-    /// response bodies. Default: `password`, `access_token`, `refresh_token`, `id_token`,
-    /// `client_secret`. A body with a replaced member is written re-encoded (keys sorted).
-    public var jsonFields: Set<String>
+    /// What is secret. Default: `RedactionPolicy.default` with ``placeholder``.
+    public var policy: RedactionPolicy
+    /// Header names (any case style) whose values are replaced, in requests and responses: the
+    /// ``policy``'s `headers`. Default: `RedactionPolicy.defaultHeaders` (`Authorization`,
+    /// `Cookie`, `Set-Cookie`, `X-API-Key`, `Api-Key`, `X-Goog-Api-Key`, `Private-Token`, …).
+    public var headers: Set<String> {
+        get { policy.headers }
+        set { policy.headers = newValue }
+    }
+    /// Query item names (any case style) whose values are replaced in URLs: the ``policy``'s
+    /// `queryItems`. Default: `RedactionPolicy.defaultQueryItems` (`token`, `access_token`,
+    /// `api_key`, `password`, `signature`, `X-Amz-Signature`, `X-Amz-Credential`, …).
+    public var queryItems: Set<String> {
+        get { policy.queryItems }
+        set { policy.queryItems = newValue }
+    }
+    /// Member and field names (any case style, at any depth) whose values are replaced in JSON,
+    /// form, multipart and streamed bodies: the ``policy``'s `bodyFields`. Default:
+    /// `RedactionPolicy.defaultBodyFields` (`password`, `token`, `accessToken`, `refreshToken`,
+    /// `apiKey`, `clientSecret`, `secret`, …).
+    public var jsonFields: Set<String> {
+        get { policy.bodyFields }
+        set { policy.bodyFields = newValue }
+    }
     /// Response headers left out of fixtures because they change on every recording. Default: `Date`.
     public var volatileResponseHeaders: Set<String>
     /// Rewrites a request body before it is written (and before a request is matched). Default: `nil`.
@@ -43,20 +57,26 @@ public struct FixtureRedaction: Sendable {
     public var responseBody: (@Sendable (Data, URLRequest) -> Data)?
 
     /// Creates a redaction; every parameter has the default documented on its property.
+    /// - Parameters:
+    ///   - policy: What is secret. Default: `RedactionPolicy.default` with ``placeholder``.
+    ///   - headers: When given, replaces the policy's headers.
+    ///   - queryItems: When given, replaces the policy's query items.
+    ///   - jsonFields: When given, replaces the policy's body fields.
+    ///   - volatileResponseHeaders: Default: `Date`.
+    ///   - requestBody: Default: `nil`.
+    ///   - responseBody: Default: `nil`.
     public init(
-        headers: Set<String> = [
-            "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
-            "x-amz-security-token",
-        ],
-        queryItems: Set<String> = FixtureRedaction.secretQueryItems,
-        jsonFields: Set<String> = ["password", "access_token", "refresh_token", "id_token", "client_secret"],
+        policy: RedactionPolicy = RedactionPolicy(placeholder: FixtureRedaction.placeholder),
+        headers: Set<String>? = nil, queryItems: Set<String>? = nil, jsonFields: Set<String>? = nil,
         volatileResponseHeaders: Set<String> = ["date"],
         requestBody: (@Sendable (Data, URLRequest) -> Data)? = nil,
         responseBody: (@Sendable (Data, URLRequest) -> Data)? = nil
     ) {
-        self.headers = Set(headers.map { $0.lowercased() })
-        self.queryItems = Set(queryItems.map { $0.lowercased() })
-        self.jsonFields = Set(jsonFields.map { $0.lowercased() })
+        var policy = policy
+        if let headers { policy.headers = headers }
+        if let queryItems { policy.queryItems = queryItems }
+        if let jsonFields { policy.bodyFields = jsonFields }
+        self.policy = policy
         self.volatileResponseHeaders = Set(volatileResponseHeaders.map { $0.lowercased() })
         self.requestBody = requestBody
         self.responseBody = responseBody
@@ -65,53 +85,34 @@ public struct FixtureRedaction: Sendable {
     /// The defaults.
     public static let `default` = FixtureRedaction()
 
-    /// Secret-looking query item names (lower-cased): the list `NetworkLoggerPlugin` redacts too.
-    public static let secretQueryItems: Set<String> = Redaction.defaultSecretQueryItems
+    /// Secret-looking query item names: `RedactionPolicy.defaultQueryItems`, the list
+    /// `NetworkLoggerPlugin` redacts too.
+    public static let secretQueryItems: Set<String> = RedactionPolicy.defaultQueryItems
 
     /// Header fields as written: secrets replaced, sorted by name (then value) so a fixture is stable.
     func headerFields(_ fields: [String: String], dropping volatile: Set<String> = []) -> [HAR.NameValue] {
         fields.compactMap { name, value -> HAR.NameValue? in
-            let key = name.lowercased()
-            if volatile.contains(key) { return nil }
-            return HAR.NameValue(name: name, value: headers.contains(key) ? Self.placeholder : value)
+            if volatile.contains(name.lowercased()) { return nil }
+            return HAR.NameValue(name: name, value: policy.headerValue(value, forHeader: name))
         }.sorted { ($0.name.lowercased(), $0.value) < ($1.name.lowercased(), $1.value) }
     }
 
-    /// The URL as written: user info removed, secret query values replaced; the query keeps its order.
-    func url(_ url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        components.user = nil
-        components.password = nil
-        if let items = components.percentEncodedQueryItems {
-            components.percentEncodedQueryItems = items.map { item in
-                let name = (item.name.removingPercentEncoding ?? item.name).lowercased()
-                guard item.value != nil, queryItems.contains(name) else { return item }
-                return URLQueryItem(name: item.name, value: Self.placeholder)
-            }
-        }
-        return components.url ?? url
-    }
+    /// The URL as written: user info and secret query values replaced; the query keeps its order.
+    func url(_ url: URL) -> URL { policy.url(url) }
 
-    /// A JSON body with secret members replaced (re-encoded), or the body as it is.
-    func body(_ data: Data) -> Data {
-        guard !jsonFields.isEmpty, let json = JSONValue.parse(data),
-            let redacted = json.redacting(jsonFields, with: Self.placeholder)
-        else { return data }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(redacted)) ?? data
+    /// A body with its secret values replaced in place, and the pieces it arrived in moved along.
+    func body(_ data: Data, contentType: String?, chunks: [Int]? = nil) -> (body: Data, chunks: [Int]?) {
+        let edits = policy.bodyEdits(data, contentType: contentType)
+        guard !edits.isEmpty else { return (data, chunks) }
+        return (RedactionPolicy.applying(edits, to: data), chunks.flatMap { RedactionPolicy.sizes($0, after: edits) })
     }
 
     /// The request as a fixture holds it (and as it is matched).
     func request(_ request: URLRequest, body: Data) -> (request: URLRequest, body: Data) {
         var redacted = request
-        if let url = request.url { redacted.url = self.url(url) }
-        var fields: [String: String] = [:]
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            fields[name] = headers.contains(name.lowercased()) ? Self.placeholder : value
-        }
-        redacted.allHTTPHeaderFields = fields
-        var body = self.body(body)
+        redacted.httpBody = nil
+        redacted = policy.request(redacted)
+        var body = self.body(body, contentType: request.value(forHTTPHeaderField: "Content-Type")).body
         if let filter = requestBody { body = filter(body, request) }
         redacted.httpBody = body.isEmpty ? nil : body
         return (redacted, body)

@@ -110,16 +110,20 @@ enum HAR {
         /// The transport's error, for an exchange that failed (status 0, as browsers write it),
         /// or that failed after the body in `content` arrived.
         var error: Failure?
+        /// `true` for a stream whose reader stopped reading while it was recorded: `content` is
+        /// what had arrived by then, not the whole answer.
+        var cutShort: Bool?
 
         enum CodingKeys: String, CodingKey {
             case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
             case chunks = "_chunks"
             case error = "_error"
+            case cutShort = "_cutShort"
         }
 
         init(
             status: Int, statusText: String, headers: [NameValue], content: Content, bodySize: Int, chunks: [Int]?,
-            error: Failure?
+            error: Failure?, cutShort: Bool? = nil
         ) {
             self.status = status
             self.statusText = statusText
@@ -128,6 +132,7 @@ enum HAR {
             self.bodySize = bodySize
             self.chunks = chunks
             self.error = error
+            self.cutShort = cutShort
         }
 
         init(from decoder: any Decoder) throws {
@@ -142,6 +147,7 @@ enum HAR {
             bodySize = (try? container.decodeIfPresent(Int.self, forKey: .bodySize)) ?? -1
             chunks = try container.decodeIfPresent([Int].self, forKey: .chunks)
             error = try container.decodeIfPresent(Failure.self, forKey: .error)
+            cutShort = try container.decodeIfPresent(Bool.self, forKey: .cutShort)
         }
     }
 

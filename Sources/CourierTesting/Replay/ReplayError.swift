@@ -13,6 +13,10 @@ public enum ReplayError: Error, Sendable, Equatable, CustomStringConvertible {
     case bodyTooLarge(limit: Int)
     /// The fixture name is empty, absolute, or climbs out of its folder (`..`).
     case invalidFixtureName(String)
+    /// The recorded stream ends here: its reader stopped reading while it was recorded, so the
+    /// fixture holds only what had arrived by then. Thrown after the recorded chunks, to a reader
+    /// that reads further, and by `send` for such an exchange.
+    case recordingCutShort(request: String, fixture: URL)
 
     static let howToRecord =
         "To record it, run the tests with \(ReplayTransport.Mode.environmentVariable)=missing (records only what is"
@@ -35,6 +39,10 @@ public enum ReplayError: Error, Sendable, Equatable, CustomStringConvertible {
             "A body larger than \(limit) bytes is not written to a replay fixture (ReplayTransport's maxBodyBytes)."
         case .invalidFixtureName(let name):
             "\"\(name)\" is not a fixture name: use a relative name without '..'."
+        case .recordingCutShort(let request, let fixture):
+            "The stream of \(request) in \(fixture.lastPathComponent) was recorded only up to where its reader stopped"
+                + " reading; nothing after that was recorded. Record it again (\(ReplayTransport.Mode.environmentVariable)"
+                + "=record) with a test that reads as far as this one."
         }
     }
 }

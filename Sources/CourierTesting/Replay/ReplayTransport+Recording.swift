@@ -31,16 +31,30 @@ extension ReplayTransport {
         return response
     }
 
+    /// One recording fewer in flight; wakes ``waitForRecordings()`` when none is left.
+    private func recordingEnded() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.pendingRecordings -= 1
+            guard state.pendingRecordings == 0 else { return [] }
+            defer { state.recordingWaiters = [] }
+            return state.recordingWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
     func recordStream(_ transfer: Transfer) async throws -> StreamedResponse {
         let sentBody = try await requestBody(of: transfer)
         let streamed = try await recordingFailure(of: transfer, sentBody) { try await $0.stream(transfer) }
         let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
         let head = streamed.head
         let limit = maxBodyBytes
+        state.withLock { $0.pendingRecordings += 1 }
         let pump = Task {
+            defer { recordingEnded() }
             var received = Data()
             var sizes: [Int] = []
             var failure: (any Error)?
+            var cutShort = false
             do {
                 for try await chunk in streamed.body {
                     received.append(chunk)
@@ -49,18 +63,35 @@ extension ReplayTransport {
                         writer.finish(throwing: fail(.bodyTooLarge(limit: limit)))
                         return
                     }
-                    guard writer.write(chunk) else { return }
+                    guard writer.write(chunk) else {
+                        cutShort = true
+                        break
+                    }
                 }
             } catch {
                 failure = error
             }
-            // The reader left: what arrived is not the whole answer, so nothing is recorded.
-            guard !writer.isTerminated, !Task.isCancelled else { return }
-            do {
-                try await record(
-                    transfer.request, sentBody, response: head, body: received, chunks: sizes,
-                    failure: failure.flatMap(Self.recordable))
-            } catch {
+            // The reader left (which cancels this task): whatever ended the body came after it.
+            if Task.isCancelled || writer.isTerminated {
+                cutShort = true
+                failure = nil
+            }
+            // What arrived is recorded even when the reader left early (marked as cut short, so
+            // replay ends there too). Written from a task of its own: this one is cancelled when
+            // the reader leaves, and the write must not be.
+            let (request, recordedFailure, cut) = (transfer.request, failure.flatMap(Self.recordable), cutShort)
+            let written = await Task {
+                try await self.record(
+                    request, sentBody, response: head, body: received, chunks: sizes, failure: recordedFailure,
+                    cutShort: cut)
+            }.result
+            if case .failure(let error) = written {
+                // Nobody reads the stream any more to hear why nothing was recorded: say it here.
+                if cutShort, !(error is ReplayError) {
+                    Issue.record(
+                        Comment(rawValue: "The stream left early could not be recorded in \(fixture.path): \(error)"),
+                        sourceLocation: sourceLocation)
+                }
                 writer.finish(throwing: error)
                 return
             }
@@ -108,39 +139,28 @@ extension ReplayTransport {
 
     /// Adds an exchange to the fixture and writes it.
     private func record(
-        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?
+        _ request: URLRequest, _ sentBody: Data, response: Response?, body: Data, chunks: [Int]?, failure: HAR.Failure?,
+        cutShort: Bool = false
     ) async throws {
         guard sentBody.count <= maxBodyBytes, body.count <= maxBodyBytes else {
             throw fail(.bodyTooLarge(limit: maxBodyBytes))
         }
-        let entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
+        var entry = makeEntry(request, sentBody, response: response, body: body, chunks: chunks, failure: failure)
+        if cutShort { entry.response.cutShort = true }
         _ = try await load()
         let stored = Stored(entry: entry, request: Self.request(entry, redaction))
-        let (snapshot, version) = state.withLock { state in
+        state.withLock { state in
             // Recorded now, so it counts as used: a replay of the same request in this run (record
             // missing) answers with it after the ones recorded before.
             state.entries = (state.entries ?? []) + [stored]
             state.uses.append(1)
-            state.version += 1
-            return (state.entries ?? [], state.version)
         }
-        // Stable: by URL and method, exchanges of the same request in the order they happened.
-        let entries = snapshot.map(\.entry).enumerated().sorted {
-            ($0.element.request.url, $0.element.request.method, $0.offset)
-                < ($1.element.request.url, $1.element.request.method, $1.offset)
-        }.map(\.element)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = try encoder.encode(HAR.File(log: HAR.Log(entries: entries)))
-        let (fixture, written) = (self.fixture, self.written)
-        try await BlockingIO.run { _ in
-            try written.withLock { last in
-                guard version > last else { return }
-                try FileManager.default.createDirectory(
-                    at: fixture.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try (data + Data("\n".utf8)).write(to: fixture, options: .atomic)
-                last = version
-            }
+        // Added to what the file holds now, so other transports recording into the same fixture
+        // (parallel tests, other processes) lose nothing.
+        do {
+            try await FixtureWriter.shared.add(entry, to: fixture, anew: mode == .record)
+        } catch let error as ReplayError {
+            throw fail(error)
         }
     }
 
@@ -163,11 +183,16 @@ extension ReplayTransport {
             queryString: query.map { HAR.NameValue(name: $0.name, value: $0.value ?? "") }, postData: postData,
             bodySize: redactedBody.count)
 
-        var received = redaction.body(body)
-        if let filter = redaction.responseBody { received = filter(received, request) }
         var fields: [String: String] = [:]
         for (name, value) in response?.response?.allHeaderFields ?? [:] {
             if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        var (received, pieces) = redaction.body(
+            body, contentType: response?.value(forHTTPHeaderField: "Content-Type"), chunks: chunks)
+        if let filter = redaction.responseBody {
+            let filtered = filter(received, request)
+            if filtered != received { pieces = nil }
+            received = filtered
         }
         if received.count != body.count, let name = fields.keys.first(where: { $0.lowercased() == "content-length" }) {
             fields[name] = "\(received.count)"
@@ -180,7 +205,7 @@ extension ReplayTransport {
             content: HAR.Content(
                 size: received.count, mimeType: response?.value(forHTTPHeaderField: "Content-Type") ?? "",
                 text: received.isEmpty ? nil : text, encoding: encoding),
-            bodySize: received.count, chunks: received.count == body.count ? chunks : nil, error: failure)
+            bodySize: received.count, chunks: pieces, error: failure)
         return HAR.Entry(request: harRequest, response: harResponse)
     }
 }

@@ -26,9 +26,10 @@ import Testing
 ///
 /// Fixtures are HAR 1.2 files, readable and diffable: sorted keys, sorted headers, fixed times,
 /// bodies as text (Base64 when they are not UTF-8), no `Date` header; recorded twice from the same
-/// answers they are the same file. Secrets are replaced before anything is written
-/// (``FixtureRedaction``: `Authorization`, `Cookie`, `Set-Cookie`, secret-looking query items and
-/// JSON members, by default). Bodies come back byte for byte, downloads and streamed responses
+/// answers they are the same file. Secrets are replaced before anything is written, and only
+/// they change (``FixtureRedaction``, with the `RedactionPolicy` the network logger uses:
+/// credential headers, secret query items and URL user info, `Location` URLs, secret members and
+/// fields of JSON, form, multipart and streamed bodies, by default). Bodies come back byte for byte, downloads and streamed responses
 /// included (a stream in the pieces it arrived in).
 public final class ReplayTransport: Transport, Sendable {
     /// Whether the transport answers from its fixture, records, or both.
@@ -58,7 +59,7 @@ public final class ReplayTransport: Transport, Sendable {
     let matching: ReplayMatching
     let redaction: FixtureRedaction
     let maxBodyBytes: Int
-    private let sourceLocation: SourceLocation
+    let sourceLocation: SourceLocation
     private let nameError: ReplayError?
     let makeUpstream: @Sendable () -> any Transport
 
@@ -71,13 +72,13 @@ public final class ReplayTransport: Transport, Sendable {
     struct State: Sendable {
         var entries: [Stored]?
         var uses: [Int] = []
-        var version = 0
+        /// Recordings started and not yet written, and who waits for them to be.
+        var pendingRecordings = 0
+        var recordingWaiters: [CheckedContinuation<Void, Never>] = []
         var upstream: (any Transport)?
     }
 
     let state = Locked(State())
-    /// The version of the entries last written, so an older snapshot never overwrites a newer one.
-    let written = Locked(0)
 
     /// Creates a transport on a fixture file.
     /// - Parameters:
@@ -151,6 +152,7 @@ public final class ReplayTransport: Transport, Sendable {
             let request = try await transfer.bufferedRequest()
             if let stored = try await replay(request) {
                 if let failure = stored.entry.response.error { throw Self.error(failure) }
+                if stored.entry.response.cutShort == true { throw fail(cutShort(stored)) }
                 return try transfer.completeBuffered(
                     Self.response(stored.entry, for: request), sent: Int64(request.httpBody?.count ?? 0))
             }
@@ -174,7 +176,9 @@ public final class ReplayTransport: Transport, Sendable {
                 return ChunkedAnswer.stream(
                     head: head, chunks: Self.chunks(response.data, sizes: stored.entry.response.chunks),
                     interval: .zero, clock: ContinuousClock(), limits: transfer.limits,
-                    ending: stored.entry.response.error.map { .fail(Self.error($0)) } ?? .finish)
+                    ending: stored.entry.response.cutShort == true
+                        ? .fail(cutShort(stored))
+                        : stored.entry.response.error.map { .fail(Self.error($0)) } ?? .finish)
             }
             guard mode == .recordMissing else { throw try await noMatch(request) }
         }
@@ -193,6 +197,25 @@ public final class ReplayTransport: Transport, Sendable {
             let index = matches.first { state.uses[$0] == 0 } ?? matches[matches.count - 1]
             state.uses[index] += 1
             return entries[index]
+        }
+    }
+
+    private func cutShort(_ stored: Stored) -> ReplayError {
+        .recordingCutShort(request: "\(stored.entry.request.method) \(stored.entry.request.url)", fixture: fixture)
+    }
+
+    /// Waits until every exchange this transport began to record is written to the fixture —
+    /// including a stream whose reader left early, which is written after the reader left.
+    ///
+    /// Call it before reading the fixture, or replaying it, in the same test.
+    public func waitForRecordings() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.pendingRecordings > 0 else { return true }
+                state.recordingWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
@@ -232,6 +255,9 @@ public final class ReplayTransport: Transport, Sendable {
                     }
                     let data = try FileBody.readAll(fixture, isCancelled: isCancelled)
                     let file = try JSONDecoder().decode(HAR.File.self, from: data)
+                    if let reason = file.log.entries.lazy.compactMap(Self.invalidChunks).first {
+                        return .failure(.unreadableFixture(fixture, reason: reason))
+                    }
                     return .success(file.log.entries.map { Stored(entry: $0, request: Self.request($0, redaction)) })
                 } catch {
                     return .failure(.unreadableFixture(fixture, reason: "\(error)"))
@@ -276,13 +302,33 @@ public final class ReplayTransport: Transport, Sendable {
         return Response(statusCode: recorded.status, data: body, request: request, response: http)
     }
 
-    /// The body in the pieces it was recorded in (one piece when the sizes do not add up).
-    private static func chunks(_ body: Data, sizes: [Int]?) -> [Data] {
-        guard let sizes, sizes.allSatisfy({ $0 >= 0 }), sizes.reduce(0, +) == body.count else {
-            return body.isEmpty ? [] : [body]
+    /// Why an entry's `_chunks` cannot be the pieces of its body (a negative size, sizes whose sum
+    /// overflows or differs from the body's size), or `nil` when they can (or are absent).
+    static func invalidChunks(_ entry: HAR.Entry) -> String? {
+        guard let sizes = entry.response.chunks else { return nil }
+        let body = HAR.data(entry.response.content.text, encoding: entry.response.content.encoding) ?? Data()
+        var total = 0
+        for size in sizes {
+            guard size >= 0 else { return "a _chunks size is negative (\(size))" }
+            let (sum, overflow) = total.addingReportingOverflow(size)
+            guard !overflow, sum <= body.count else {
+                return "the _chunks sizes add up to more than the body's \(body.count) bytes"
+            }
+            total = sum
         }
+        guard total == body.count else {
+            return "the _chunks sizes add up to \(total) bytes, the body has \(body.count)"
+        }
+        return nil
+    }
+
+    /// The body in the pieces it was recorded in (checked by ``invalidChunks(_:)`` when the
+    /// fixture was read; one piece when there are none).
+    private static func chunks(_ body: Data, sizes: [Int]?) -> [Data] {
+        guard let sizes else { return body.isEmpty ? [] : [body] }
         var offset = body.startIndex
-        return sizes.map { size in
+        return sizes.compactMap { size in
+            guard size >= 0, size <= body.endIndex - offset else { return nil }
             defer { offset += size }
             return body.subdata(in: offset..<offset + size)
         }

@@ -1,7 +1,6 @@
 import Foundation
 
-/// JSON as a value: for comparing bodies by meaning (key order and white space aside) and for
-/// redacting fields before a body is written to a fixture.
+/// JSON as a value: for comparing bodies by meaning (key order and white space aside).
 enum JSONValue: Codable, Equatable, Sendable {
     case null
     case bool(Bool)
@@ -67,38 +66,6 @@ enum JSONValue: Codable, Equatable, Sendable {
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a == b
         default: false
-        }
-    }
-
-    /// The same JSON with the value of every member named in `keys` (compared without regard to
-    /// case, at any depth) replaced by `replacement`; `nil` when nothing was replaced.
-    func redacting(_ keys: Set<String>, with replacement: String) -> JSONValue? {
-        switch self {
-        case .object(let members):
-            var changed = false
-            var result: [String: JSONValue] = [:]
-            for (key, value) in members {
-                if keys.contains(key.lowercased()) {
-                    result[key] = .string(replacement)
-                    changed = true
-                } else if let redacted = value.redacting(keys, with: replacement) {
-                    result[key] = redacted
-                    changed = true
-                } else {
-                    result[key] = value
-                }
-            }
-            return changed ? .object(result) : nil
-        case .array(let elements):
-            var changed = false
-            let result = elements.map { element -> JSONValue in
-                guard let redacted = element.redacting(keys, with: replacement) else { return element }
-                changed = true
-                return redacted
-            }
-            return changed ? .array(result) : nil
-        default:
-            return nil
         }
     }
 }

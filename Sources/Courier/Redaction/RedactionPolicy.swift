@@ -1,0 +1,262 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Which values are secret, and what replaces them: the one policy used wherever Courier writes a
+/// request or a response down — ``NetworkLoggerPlugin``'s lines and CourierTesting's replay
+/// fixtures.
+///
+/// Names are compared in any case style: `X-Api-Key`, `x_api_key`, `xApiKey` and `XAPIKEY` are
+/// the same name (compared lower-cased, without `-` and `_`). A bracketed name counts by its
+/// innermost key, so `user[password]` is a `password`.
+///
+/// Only the secret values change: the rest of a URL, a header or a body stays byte for byte (a
+/// JSON body is not decoded and encoded again, so its numbers, white space and key order stay).
+/// What is redacted:
+/// - the values of ``headers``;
+/// - in URLs (the request's, and the values of ``urlHeaders`` such as `Location`): the user info
+///   (`user:password@`), and the values of ``queryItems`` in the query and in a fragment of
+///   name-value pairs (`#access_token=…`);
+/// - in bodies: the members named in ``bodyFields`` of JSON — also line by line in streamed
+///   bodies (Server-Sent Events, NDJSON) — and the fields named in ``bodyFields`` or
+///   ``queryItems`` of form-encoded bodies and of multipart forms' text parts.
+///
+/// ```swift
+/// var policy = RedactionPolicy.default
+/// policy.headers.insert("X-Tenant")
+/// policy.bodyFields.insert("ssn")
+/// policy.queryItems.remove("code")
+/// let provider = Provider<API>(plugins: [.logger(.verbose, redaction: policy)])
+/// ```
+public struct RedactionPolicy: Sendable, Hashable {
+    /// What replaces a secret value. Default: ``defaultPlaceholder``. Inside a URL it is
+    /// percent-encoded where needed when the result must stay a URL.
+    public var placeholder: String
+    /// Headers whose values are secret. Default: ``defaultHeaders``.
+    public var headers: Set<String> { didSet { headerKeys = Self.keys(headers) } }
+    /// Query items (and fragment items, and form fields) whose values are secret. Default:
+    /// ``defaultQueryItems``.
+    public var queryItems: Set<String> { didSet { queryKeys = Self.keys(queryItems) } }
+    /// JSON members, form fields and multipart text parts whose values are secret. Default:
+    /// ``defaultBodyFields``.
+    public var bodyFields: Set<String> { didSet { bodyKeys = Self.keys(bodyFields) } }
+    /// Headers whose values are URLs, redacted as URLs. Default: ``defaultURLHeaders``.
+    public var urlHeaders: Set<String> { didSet { urlHeaderKeys = Self.keys(urlHeaders) } }
+
+    private var headerKeys: Set<String>
+    private var queryKeys: Set<String>
+    private var bodyKeys: Set<String>
+    private var urlHeaderKeys: Set<String>
+
+    /// `<redacted>`.
+    public static let defaultPlaceholder = "<redacted>"
+
+    /// Credential headers: `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie`,
+    /// `X-API-Key`, `Api-Key`, `X-Auth-Token`, `X-Access-Token`, `X-Refresh-Token`,
+    /// `X-Session-Token`, `X-CSRF-Token`, `X-XSRF-Token`, `X-Amz-Security-Token`,
+    /// `X-Goog-Api-Key`, `Private-Token`, `Job-Token`, `X-Gitlab-Token`, `X-Vault-Token`,
+    /// `Ocp-Apim-Subscription-Key`, `X-Shopify-Access-Token`, `X-Hub-Signature`,
+    /// `X-Hub-Signature-256`.
+    public static let defaultHeaders: Set<String> = [
+        "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key", "Api-Key", "X-Auth-Token",
+        "X-Access-Token", "X-Refresh-Token", "X-Session-Token", "X-CSRF-Token", "X-XSRF-Token",
+        "X-Amz-Security-Token", "X-Goog-Api-Key", "Private-Token", "Job-Token", "X-Gitlab-Token", "X-Vault-Token",
+        "Ocp-Apim-Subscription-Key", "X-Shopify-Access-Token", "X-Hub-Signature", "X-Hub-Signature-256",
+    ]
+
+    /// Secret-looking query items: `token`, `access_token`, `refresh_token`, `id_token`,
+    /// `auth_token`, `private_token`, `session_token`, `jwt`, `api_key`, `key`, `password`,
+    /// `passwd`, `pwd`, `secret`, `client_secret`, `client_assertion`, `assertion`, `signature`,
+    /// `sig`, `auth`, `session`, `code`, `X-Amz-Signature`, `X-Amz-Credential`,
+    /// `X-Amz-Security-Token`, `X-Goog-Signature`, `X-Goog-Credential`.
+    public static let defaultQueryItems: Set<String> = [
+        "token", "access_token", "refresh_token", "id_token", "auth_token", "private_token", "session_token", "jwt",
+        "api_key", "key", "password", "passwd", "pwd", "secret", "client_secret", "client_assertion", "assertion",
+        "signature", "sig", "auth", "session", "code", "X-Amz-Signature", "X-Amz-Credential", "X-Amz-Security-Token",
+        "X-Goog-Signature", "X-Goog-Credential",
+    ]
+
+    /// Secret-looking body members: `password`, `passwd`, `passphrase`, `secret`, `token`,
+    /// `access_token`, `refresh_token`, `id_token`, `auth_token`, `session_token`,
+    /// `private_token`, `api_key`, `client_secret`, `client_assertion`, `private_key`, `jwt`,
+    /// `authorization` — in any case style, so `accessToken`, `apiKey` and `clientSecret` too.
+    public static let defaultBodyFields: Set<String> = [
+        "password", "passwd", "passphrase", "secret", "token", "access_token", "refresh_token", "id_token",
+        "auth_token", "session_token", "private_token", "api_key", "client_secret", "client_assertion", "private_key",
+        "jwt", "authorization",
+    ]
+
+    /// Headers whose values are URLs: `Location`, `Content-Location`, `Referer`.
+    public static let defaultURLHeaders: Set<String> = ["Location", "Content-Location", "Referer"]
+
+    /// Creates a policy; every parameter has the default documented on its property.
+    /// - Parameters:
+    ///   - placeholder: What replaces a secret. Default: ``defaultPlaceholder``.
+    ///   - headers: Default: ``defaultHeaders``.
+    ///   - queryItems: Default: ``defaultQueryItems``.
+    ///   - bodyFields: Default: ``defaultBodyFields``.
+    ///   - urlHeaders: Default: ``defaultURLHeaders``.
+    public init(
+        placeholder: String = RedactionPolicy.defaultPlaceholder, headers: Set<String> = RedactionPolicy.defaultHeaders,
+        queryItems: Set<String> = RedactionPolicy.defaultQueryItems,
+        bodyFields: Set<String> = RedactionPolicy.defaultBodyFields,
+        urlHeaders: Set<String> = RedactionPolicy.defaultURLHeaders
+    ) {
+        self.placeholder = placeholder
+        self.headers = headers
+        self.queryItems = queryItems
+        self.bodyFields = bodyFields
+        self.urlHeaders = urlHeaders
+        self.headerKeys = Self.keys(headers)
+        self.queryKeys = Self.keys(queryItems)
+        self.bodyKeys = Self.keys(bodyFields)
+        self.urlHeaderKeys = Self.keys(urlHeaders)
+    }
+
+    /// The defaults, with `<redacted>` as the placeholder.
+    public static let `default` = RedactionPolicy()
+
+    // MARK: Names
+
+    /// A name as the policy compares it: its innermost bracketed key (`user[password]` →
+    /// `password`), lower-cased, without `-` and `_`.
+    /// - Parameter name: A header, query item, form field or JSON member name.
+    /// - Returns: The comparable form: `X-Api-Key`, `api_key` and `apiKey` all give `apikey`.
+    public static func comparableName(_ name: some StringProtocol) -> String {
+        var key = Substring(name)
+        if key.last == "]" || key.contains("[") {
+            let parts = key.split(whereSeparator: { $0 == "[" || $0 == "]" })
+            key = parts.last ?? key
+        }
+        return String(key.lowercased().filter { $0 != "-" && $0 != "_" })
+    }
+
+    private static func keys(_ names: Set<String>) -> Set<String> { Set(names.map { comparableName($0) }) }
+
+    /// Whether `name`'s value is secret as a header.
+    /// - Parameter name: The header's name, in any case style.
+    /// - Returns: `true` when ``headers`` names it.
+    public func isSecretHeader(_ name: String) -> Bool { headerKeys.contains(Self.comparableName(name)) }
+
+    /// Whether `name`'s value is secret as a query or fragment item.
+    /// - Parameter name: The item's name, percent-decoded, in any case style.
+    /// - Returns: `true` when ``queryItems`` names it (or its innermost bracketed key).
+    public func isSecretQueryItem(_ name: String) -> Bool { queryKeys.contains(Self.comparableName(name)) }
+
+    /// Whether `name`'s value is secret as a JSON member.
+    /// - Parameter name: The member's name, in any case style.
+    /// - Returns: `true` when ``bodyFields`` names it.
+    public func isSecretBodyField(_ name: String) -> Bool { bodyKeys.contains(Self.comparableName(name)) }
+
+    /// Whether `name`'s value is secret as a form field or multipart part.
+    /// - Parameter name: The field's name, percent-decoded, in any case style.
+    /// - Returns: `true` when ``bodyFields`` or ``queryItems`` names it (or its innermost
+    ///   bracketed key).
+    public func isSecretFormField(_ name: String) -> Bool {
+        let key = Self.comparableName(name)
+        return bodyKeys.contains(key) || queryKeys.contains(key)
+    }
+
+    // MARK: Headers and URLs
+
+    /// A header's value as it may be written: the placeholder for a secret header, the URL
+    /// redacted for a URL-valued one, the value itself otherwise.
+    /// - Parameters:
+    ///   - value: The header's value.
+    ///   - name: The header's name.
+    /// - Returns: The value to write.
+    public func headerValue(_ value: String, forHeader name: String) -> String {
+        let key = Self.comparableName(name)
+        if headerKeys.contains(key) { return placeholder }
+        if urlHeaderKeys.contains(key) { return url(value) }
+        return value
+    }
+
+    /// A URL held as text (it need not parse), with its user info and the values of secret query
+    /// and fragment items replaced by the placeholder as it is (not percent-encoded): for text
+    /// that people read.
+    /// - Parameter text: The URL, absolute or relative.
+    /// - Returns: The redacted text; the rest is unchanged.
+    public func url(_ text: String) -> String {
+        redactURL(text, placeholder: placeholder)
+    }
+
+    /// The URL with its user info and the values of secret query and fragment items replaced by
+    /// the placeholder, percent-encoded so that the result is still a URL.
+    /// - Parameter url: The URL.
+    /// - Returns: The redacted URL; the URL itself when the result would not parse.
+    public func url(_ url: URL) -> URL {
+        let safe = placeholder.addingPercentEncoding(withAllowedCharacters: Self.placeholderAllowed) ?? "redacted"
+        return URL(string: redactURL(url.absoluteString, placeholder: safe)) ?? url
+    }
+
+    private static let placeholderAllowed = CharacterSet.urlQueryAllowed.subtracting(
+        CharacterSet(charactersIn: "&=+#@:/?"))
+
+    private func redactURL(_ text: String, placeholder: String) -> String {
+        var rest = Substring(text)
+        var fragment: Substring?
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = rest[rest.index(after: hash)...]
+            rest = rest[..<hash]
+        }
+        var query: Substring?
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        var result = Self.redactingUserInfo(rest, placeholder: placeholder)
+        if let query { result += "?" + redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem) }
+        if let fragment {
+            // `#access_token=…&state=…` (OAuth implicit grant); a plain `#section` has no `=`.
+            result +=
+                "#"
+                + (fragment.contains("=")
+                    ? redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem) : String(fragment))
+        }
+        return result
+    }
+
+    /// `name=value&…` with the values of secret names replaced; names are percent-decoded
+    /// (and `+` read as a space) before they are compared.
+    func redactPairs(_ text: Substring, placeholder: String, isSecret: (String) -> Bool) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            guard let equals = item.firstIndex(of: "=") else { return String(item) }
+            let name = item[..<equals]
+            let decoded = String(name).replacingOccurrences(of: "+", with: " ")
+            guard isSecret(decoded.removingPercentEncoding ?? decoded) else { return String(item) }
+            return "\(name)=\(placeholder)"
+        }.joined(separator: "&")
+    }
+
+    /// `scheme://user:secret@host/…` becomes `scheme://<placeholder>@host/…`.
+    private static func redactingUserInfo(_ text: Substring, placeholder: String) -> String {
+        guard let schemeEnd = text.range(of: "://") else { return String(text) }
+        let authorityStart = schemeEnd.upperBound
+        let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
+        let authority = text[authorityStart..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return String(text) }
+        return String(text[..<authorityStart]) + placeholder + String(text[at...])
+    }
+
+    // MARK: Requests
+
+    /// The request as it may be written: URL, headers and body (`httpBody`) redacted.
+    /// - Parameter request: The request.
+    /// - Returns: A copy with the secret values replaced.
+    public func request(_ request: URLRequest) -> URLRequest {
+        var redacted = request
+        if let url = request.url { redacted.url = self.url(url) }
+        if let fields = request.allHTTPHeaderFields {
+            var written: [String: String] = [:]
+            for (name, value) in fields { written[name] = headerValue(value, forHeader: name) }
+            redacted.allHTTPHeaderFields = written
+        }
+        if let body = request.httpBody, !body.isEmpty {
+            redacted.httpBody = self.body(body, contentType: request.value(forHTTPHeaderField: "Content-Type"))
+        }
+        return redacted
+    }
+}
