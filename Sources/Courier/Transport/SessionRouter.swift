@@ -39,6 +39,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let entries = Locked<[Int: Entry]>([:])
+    /// The trust policies to enforce; `nil` when every host gets the system's evaluation.
+    let trust: ResolvedTrustPolicies?
+
+    init(trust: ResolvedTrustPolicies?) {
+        self.trust = trust
+    }
 
     /// Called by a request's task once resumed. FoundationNetworking may resume the continuation
     /// on its own thread before the awaiting task has even suspended; the runtime then carries on
@@ -104,6 +110,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         entries.withLock { entries in
             guard var entry = entries[task.taskIdentifier] else { return }
             Self.abort(&entry, task: task, with: error)
+            entries[task.taskIdentifier] = entry
+        }
+    }
+
+    /// Ends the transfer of `task` with `error` when the task reports its end, without cancelling
+    /// it: for a challenge about to be refused, which ends the task anyway.
+    func fail(_ task: URLSessionTask, with error: any Error & Sendable) {
+        entries.withLock { entries in
+            guard var entry = entries[task.taskIdentifier] else { return }
+            Self.abort(&entry, task: task, with: error, cancelling: false)
             entries[task.taskIdentifier] = entry
         }
     }
@@ -289,6 +305,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
             DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         default:
+            #if canImport(Security) && !canImport(FoundationNetworking)
+                // Server trust and client certificates by the host's policy, when there is one.
+                if let trust, answerTrustChallenge(challenge, task: task, trust: trust, completionHandler) {
+                    return
+                }
+            #endif
             // Server trust and client certificates: the system's own evaluation.
             DispatchQueue.global().async { completionHandler(.performDefaultHandling, nil) }
         }

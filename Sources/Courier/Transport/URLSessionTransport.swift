@@ -37,10 +37,34 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own session and the system's trust evaluation.
     /// - Parameter configuration: The session configuration. Default: ``defaultConfiguration()``.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
-        let router = SessionRouter()
+        let router = SessionRouter(trust: nil)
+        self.router = router
+        self.session = URLSession(
+            configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
+    }
+
+    /// Creates a transport with its own session and trust policies per host.
+    ///
+    /// On Apple platforms every part of a ``TrustPolicy`` is enforced, in the session delegate's
+    /// server-trust and client-certificate challenges; a client identity must be PKCS #12. On Linux
+    /// FoundationNetworking (libcurl) reads only the system's CA bundle and never asks its delegate
+    /// about server trust, so only ``TrustPolicy/system`` can be honoured there: anything else is
+    /// refused here, with the alternative named (see <doc:TLSAndTrust>).
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration. Default: ``defaultConfiguration()``.
+    ///   - trust: The policies, by host.
+    /// - Throws: ``TrustConfigurationError`` for a setting this platform cannot enforce or a value
+    ///   that cannot be read.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(), trust: TrustPolicies
+    ) throws(TrustConfigurationError) {
+        let resolved = try ResolvedTrustPolicies(trust)
+        for policy in resolved.all { try Self.checkSupported(policy) }
+        let router = SessionRouter(trust: resolved.all.allSatisfy(\.isSystem) ? nil : resolved)
         self.router = router
         self.session = URLSession(
             configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
