@@ -42,7 +42,7 @@
                 }
                 return true
             case NSURLAuthenticationMethodClientCertificate:
-                guard let identity = policy.clientIdentity, case .pkcs12(let data, let password) = identity.source,
+                guard let identity = policy.clientIdentity, case .pkcs12(let data, let password) = identity,
                     let (secIdentity, chain) = AppleTrust.identity(pkcs12: data, password: password)
                 else { return false }
                 // The intermediates only: the identity carries its own certificate.

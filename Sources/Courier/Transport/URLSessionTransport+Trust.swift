@@ -47,7 +47,7 @@ extension URLSessionTransport {
             }
         #elseif canImport(Security)
             guard let identity = policy.clientIdentity else { return }
-            switch identity.source {
+            switch identity {
             case .pem:
                 throw TrustConfigurationError(
                     setting: .clientIdentity, problem: .unsupported, host: policy.host,

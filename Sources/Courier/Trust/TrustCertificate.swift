@@ -26,8 +26,12 @@ public struct TrustCertificate: Sendable, Hashable {
         TrustCertificate(bytes: data, encoding: .der)
     }
 
-    /// The certificates in DER, each checked to be a certificate Courier can read.
-    func derCertificates() throws(TrustConfigurationError) -> [Data] {
+    /// The certificates in DER (one, or each of a PEM bundle), each checked to be an X.509
+    /// certificate; for transports.
+    /// - Returns: The certificates, in DER.
+    /// - Throws: ``TrustConfigurationError`` (``TrustConfigurationError/Setting/certificate``) when
+    ///   the bytes are not a readable certificate.
+    public func derCertificates() throws(TrustConfigurationError) -> [Data] {
         let certificates: [Data]
         switch encoding {
         case .der: certificates = [bytes]

@@ -36,9 +36,24 @@ public struct TrustPolicies: Sendable {
     /// - Parameter host: The host of a request's URL.
     /// - Returns: The host's policy, or ``default``.
     public func policy(forHost host: String) -> TrustPolicy {
-        let key = Self.normalize(host)
-        for (name, policy) in hosts where Self.normalize(name) == key { return policy }
-        return self.default
+        key(forHost: host).flatMap { hosts[$0] } ?? self.default
+    }
+
+    /// The key of ``hosts`` that applies to a host (case and a trailing dot aside), or `nil` when
+    /// ``default`` does; for transports that prepare something per policy.
+    /// - Parameter host: The host of a request's URL.
+    /// - Returns: The key as written in ``hosts``.
+    public func key(forHost host: String) -> String? {
+        let normalized = Self.normalize(host)
+        return hosts.keys.first { Self.normalize($0) == normalized }
+    }
+
+    /// Reads every value the policies hold (certificates, pins, host keys), as a transport does
+    /// when it is made.
+    /// - Throws: ``TrustConfigurationError`` (``TrustConfigurationError/Problem/invalid``) for the
+    ///   first value that cannot be read, naming its host.
+    public func validate() throws(TrustConfigurationError) {
+        _ = try ResolvedTrustPolicies(self)
     }
 
     static func normalize(_ host: String) -> String {
