@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -67,6 +68,9 @@ public struct AsyncHTTPClientTransport: Transport {
         return configuration
     }
 
+    /// The TLS configuration per host from the trust policies; `nil` for the system's evaluation.
+    private let trust: TrustConfigurations?
+
     /// Creates a transport.
     /// - Parameters:
     ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
@@ -74,6 +78,35 @@ public struct AsyncHTTPClientTransport: Transport {
     public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent) {
         self.client = client
         self.userAgent = userAgent
+        self.trust = nil
+    }
+
+    /// Creates a transport with trust policies per host.
+    ///
+    /// Roots (added to the system's or replacing them) and a client identity (PEM or PKCS #12)
+    /// are enforced by AsyncHTTPClient's TLS: each request to a host whose policy is not
+    /// ``Courier/TrustPolicy/system`` carries that policy's `TLSConfiguration` (made once, here,
+    /// from `tlsConfiguration`), and the client keeps a connection pool per host and policy. Hosts
+    /// with the system's policy use the client's own configuration. Pins and evaluators are
+    /// refused: AsyncHTTPClient 1.37 offers no way to look at the server's certificate before the
+    /// request is sent (see the TLS and Trust article in Courier's documentation).
+    ///
+    /// - Parameters:
+    ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
+    ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
+    ///   - trust: The policies, by host.
+    ///   - tlsConfiguration: What each policy's configuration starts from. Default:
+    ///     `TLSConfiguration.makeClientConfiguration()` (full verification, the system's roots).
+    /// - Throws: ``Courier/TrustConfigurationError`` for pins or an evaluator, or a value that
+    ///   cannot be read (a certificate, a key, a PKCS #12 password).
+    public init(
+        client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent,
+        trust: TrustPolicies, tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
+    ) throws(TrustConfigurationError) {
+        let configurations = try TrustConfigurations(trust, base: tlsConfiguration)
+        self.client = client
+        self.userAgent = userAgent
+        self.trust = configurations.isSystem ? nil : configurations
     }
 
     public func send(_ request: URLRequest) async throws -> Response {
@@ -135,6 +168,9 @@ public struct AsyncHTTPClientTransport: Transport {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
+        if let trust, let url = transfer.request.url, url.scheme?.lowercased() == "https", let host = url.host {
+            request.tlsConfiguration = trust.configuration(forHost: host)
+        }
         var hasUserAgent = false
         var hasAcceptEncoding = false
         for (name, value) in transfer.request.allHTTPHeaderFields ?? [:] {
