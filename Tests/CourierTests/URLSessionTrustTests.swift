@@ -53,6 +53,19 @@ import Testing
             _ = try URLSessionTransport(trust: TrustPolicies(hosts: ["api.example.com": .system]))
         }
 
+        /// The fact the client-identity refusal rests on: FoundationNetworking presents no client
+        /// certificate, so a server that requires one (nginx answers 400) never gets one.
+        @Test(
+            .enabled(
+                if: ProcessInfo.processInfo.environment["COURIER_TLS_SYSTEM_TRUST"] != nil,
+                "needs scripts/test's TLS servers with the test CA in the system bundle"))
+        func foundationNetworkingPresentsNoClientCertificate() async throws {
+            let base = try #require(ProcessInfo.processInfo.environment["COURIER_TLS_MTLS_URL"])
+            let url = try #require(URL(string: base + "/small.json"))
+            let response = try await URLSessionTransport().send(URLRequest(url: url))
+            #expect(response.statusCode == 400)
+        }
+
         @Test func malformedValuesAreInvalidNotUnsupported() {
             let error = Self.refusal(TrustPolicies(default: TrustPolicy(pins: [.publicKey(sha256: "short")])))
             #expect(error?.problem == .invalid)

@@ -43,7 +43,7 @@
                 return true
             case NSURLAuthenticationMethodClientCertificate:
                 guard let identity = policy.clientIdentity, case .pkcs12(let data, let password) = identity,
-                    let (secIdentity, chain) = AppleTrust.identity(pkcs12: data, password: password)
+                    case (let secIdentity, let chain)? = AppleTrust.identity(pkcs12: data, password: password)
                 else { return false }
                 // The intermediates only: the identity carries its own certificate.
                 let credential = CredentialBox(
