@@ -65,6 +65,35 @@ import Testing
         #expect(policy.pinFailure(chain: [try Self.der(TrustFixtures.rotatedPEM), ca]) != nil)
     }
 
+    /// The same check on the certificates scripts/test's TLS servers present (the valid leaf and
+    /// its rotated twin, another key for the same host), against the pin openssl computed for
+    /// the valid one (COURIER_TLS_SPKI_SHA256).
+    @Test(.enabled(if: Self.servedCertificates != nil, "needs scripts/test's TLS certificates"))
+    func thePinOfTheServedKeyAcceptsItsLeafAndRefusesTheRotatedOne() throws {
+        let (pin, ca, leaf, rotated) = try #require(Self.servedCertificates)
+        let policy = try ResolvedTrustPolicy(TrustPolicy(pins: [.publicKey(sha256: pin)]), host: "localhost")
+        #expect(policy.pinFailure(chain: [leaf]) == nil)
+        #expect(policy.pinFailure(chain: [leaf, ca]) == nil)
+        #expect(policy.pinFailure(chain: [rotated, ca]) != nil)
+    }
+
+    private static let servedCertificates: (String, Data, Data, Data)? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let pin = environment["COURIER_TLS_SPKI_SHA256"], let caPath = environment["COURIER_TLS_CA"] else {
+            return nil
+        }
+        let folder = URL(fileURLWithPath: caPath).deletingLastPathComponent()
+        func certificate(_ name: String) -> Data? {
+            FileManager.default.contents(atPath: folder.appendingPathComponent(name).path).flatMap {
+                PEM.blocks(labelled: "CERTIFICATE", in: $0).first
+            }
+        }
+        guard let ca = certificate("ca.pem"), let leaf = certificate("leaf.pem"),
+            let rotated = certificate("rotated.pem")
+        else { return nil }
+        return (pin, ca, leaf, rotated)
+    }()
+
     @Test func aBackupPinAcceptsTheNewKey() throws {
         let policy = try policy([
             .publicKey(sha256: TrustFixtures.leafKeySHA256), .publicKey(sha256: TrustFixtures.rotatedKeySHA256),

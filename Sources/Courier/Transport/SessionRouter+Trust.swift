@@ -20,8 +20,8 @@
             case NSURLAuthenticationMethodServerTrust:
                 guard policy.customizesServerTrust, let serverTrust = space.serverTrust else { return false }
                 let (failure, chain) = AppleTrust.evaluate(serverTrust, host: host, policy: policy)
-                if let failure {
-                    refuse(task, error: TrustFailure.error(host: host, reason: failure), completionHandler)
+                if case (let kind, let detail)? = failure {
+                    refuse(task, error: TrustFailure.error(host: host, kind: kind, detail: detail), completionHandler)
                     return true
                 }
                 let credential = CredentialBox(credential: URLCredential(trust: serverTrust))
@@ -36,7 +36,7 @@
                         completionHandler(.useCredential, credential.credential)
                     } catch {
                         let failure = TrustFailure.error(
-                            host: host, reason: "the evaluator refused it (\(error))", underlying: error)
+                            host: host, kind: .evaluator, detail: "\(error)", underlying: error)
                         self.refuse(task, error: failure, completionHandler)
                     }
                 }
@@ -78,9 +78,11 @@
     enum AppleTrust {
         /// Evaluates `trust` for `host` by the policy's roots, then its pins. Returns why it fails
         /// (`nil` when it passes) and the chain as evaluated, leaf first, in DER.
-        static func evaluate(_ trust: SecTrust, host: String, policy: ResolvedTrustPolicy) -> (String?, [Data]) {
+        static func evaluate(
+            _ trust: SecTrust, host: String, policy: ResolvedTrustPolicy
+        ) -> ((TrustFailure.Kind, String)?, [Data]) {
             guard SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)) == errSecSuccess else {
-                return ("its trust could not be set up for the host", [])
+                return ((.chain, "the SSL policy could not be set"), [])
             }
             switch policy.roots {
             case .system:
@@ -91,17 +93,16 @@
                 if case .only = policy.roots { only = true } else { only = false }
                 guard SecTrustSetAnchorCertificates(trust, anchors as CFArray) == errSecSuccess,
                     SecTrustSetAnchorCertificatesOnly(trust, only) == errSecSuccess
-                else { return ("its trust could not be set up with the policy's roots", []) }
+                else { return ((.chain, "the policy's roots could not be set"), []) }
             }
             var error: CFError?
             let valid = SecTrustEvaluateWithError(trust, &error)
             let certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
             let chain = certificates.map { SecCertificateCopyData($0) as Data }
             guard valid else {
-                let detail = error.map { CFErrorCopyDescription($0) as String } ?? "no detail"
-                return ("the chain does not lead to a trusted root for the host (\(detail))", chain)
+                return ((.chain, error.map { CFErrorCopyDescription($0) as String } ?? "no detail"), chain)
             }
-            return (policy.pinFailure(chain: chain), chain)
+            return (policy.pinFailure(chain: chain).map { (TrustFailure.Kind.pins, $0) }, chain)
         }
 
         /// The identity and the certificate chain in a PKCS #12 archive, or `nil` if it cannot be

@@ -85,7 +85,7 @@ package struct ResolvedTrustPolicy: Sendable {
                 return nil
             }
         }
-        return "no certificate in the server's chain (\(chain.count)) matches a pin"
+        return "\(chain.count) certificates, \(keyPins.count + certificatePins.count) pins"
     }
 }
 
