@@ -140,6 +140,34 @@ struct TrustTests {
             servers.url, trust: TrustPolicies(hosts: ["other.example": TrustPolicy(roots: .only([ca]))]))
     }
 
+    /// The policy is chosen by the host of each request, redirects included: the server's
+    /// certificate names both `localhost` and `127.0.0.1`, and only `localhost` trusts the test CA.
+    @Test func thePolicyFollowsTheHostAcrossRedirects() async throws {
+        var components = try #require(URLComponents(url: servers.url, resolvingAgainstBaseURL: false))
+        #expect(components.host == "localhost")
+        let policies = TrustPolicies(hosts: ["LOCALHOST": TrustPolicy(roots: .only([.pem(servers.ca)]))])
+        #expect(try await get(servers.url, "small.json", trust: policies).statusCode == 200)
+        components.host = "127.0.0.1"
+        let byAddress = try #require(components.url)
+        try await expectRefused(byAddress, trust: policies)
+        // From the trusted host to the other one by a redirect: refused at the second hop.
+        let target = byAddress.appendingPathComponent("small.json").absoluteString
+        var redirect = try #require(
+            URLComponents(
+                url: servers.url.appendingPathComponent("httpbin/redirect-to"), resolvingAgainstBaseURL: false))
+        redirect.queryItems = [URLQueryItem(name: "url", value: target)]
+        let transport = try AsyncHTTPClientTransport(trust: policies)
+        await #expect(throws: (any Error).self) {
+            try await transport.send(URLRequest(url: try #require(redirect.url)))
+        }
+        // With the CA trusted for both hosts, the same redirect is followed.
+        let both = TrustPolicies(
+            default: TrustPolicy(roots: .only([.pem(servers.ca)])),
+            hosts: ["localhost": TrustPolicy(roots: .only([.pem(servers.ca)]))])
+        let followed = try await AsyncHTTPClientTransport(trust: both).send(URLRequest(url: try #require(redirect.url)))
+        #expect(followed.statusCode == 200)
+    }
+
     @Test func mutualTLSIsAcceptedWithTheIdentityAndRefusedWithout() async throws {
         let roots = TrustPolicy.Roots.only([.pem(servers.ca)])
         let pem = TrustPolicy(
