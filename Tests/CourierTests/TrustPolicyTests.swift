@@ -150,6 +150,8 @@ import Testing
         #expect(refusal(TrustPolicies(hosts: ["api.test:443": .system]))?.setting == .host)
         #expect(refusal(TrustPolicies(hosts: ["API.test": .system, "api.test.": .system]))?.setting == .host)
         #expect(refusal(TrustPolicies(hosts: ["api.test": .system, "[::1]": .system])) == nil)
+        #expect(refusal(TrustPolicies(hosts: ["::1": .system, "[::1]": .system]))?.setting == .host)
+        #expect(refusal(TrustPolicies(hosts: ["cafe:443": .system]))?.setting == .host)
     }
 
     @Test func hostsMatchExactlyIgnoringCaseAndATrailingDot() throws {
@@ -160,6 +162,10 @@ import Testing
         let resolved = try ResolvedTrustPolicies(policies)
         #expect(resolved.policy(forHost: "api.EXAMPLE.com").hasPins)
         #expect(!resolved.policy(forHost: "example.com").hasPins)
+        // URL.host gives an IPv6 address without brackets; a key may have them or not.
+        let host = try #require(URL(string: "https://[::1]:8443/")?.host)
+        #expect(TrustPolicies(hosts: ["[::1]": pinned]).key(forHost: host) == "[::1]")
+        #expect(TrustPolicies(hosts: ["::1": pinned]).key(forHost: host) == "::1")
     }
 
     @Test func anIdentityNeverPrintsItsKeyOrPassword() {

@@ -56,20 +56,25 @@ public struct TrustPolicies: Sendable {
         _ = try ResolvedTrustPolicies(self)
     }
 
+    /// A host as it is compared: lowercased, without a trailing dot or an IPv6 literal's brackets
+    /// (`URL.host` gives `::1` for `https://[::1]/`).
     static func normalize(_ host: String) -> String {
         var host = host.lowercased()
         if host.hasSuffix(".") { host.removeLast() }
+        if host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 { host = String(host.dropFirst().dropLast()) }
         return host
     }
 
     /// Refuses host keys that could never match: empty, with a scheme, port, path or spaces, or
-    /// two keys for one host.
+    /// two keys for one host. An IPv6 address may be written with or without brackets.
     func validateHosts() throws(TrustConfigurationError) {
         var seen = Set<String>()
+        let forbidden = CharacterSet(charactersIn: "/:@?#[]").union(.whitespacesAndNewlines)
+        let ipv6 = CharacterSet(charactersIn: "0123456789abcdef:.")
         for name in hosts.keys.sorted() {
             let key = Self.normalize(name)
-            let forbidden = CharacterSet(charactersIn: "/:@?# ").union(.whitespacesAndNewlines)
-            let isIPv6 = key.hasPrefix("[") && key.hasSuffix("]")
+            // An IPv6 address has at least two colons (`::1`); one colon is a port.
+            let isIPv6 = key.filter { $0 == ":" }.count >= 2 && key.unicodeScalars.allSatisfy { ipv6.contains($0) }
             guard !key.isEmpty, isIPv6 || key.rangeOfCharacter(from: forbidden) == nil else {
                 throw TrustConfigurationError(
                     setting: .host, problem: .invalid, host: name,
