@@ -10,6 +10,7 @@ public enum ClientIdentity: Sendable, CustomStringConvertible, CustomDebugString
     /// An identity in a PKCS #12 archive (`.p12`, `.pfx`) with its password.
     case pkcs12(Data, password: String)
 
+    /// The format only (`ClientIdentity.pem`, `ClientIdentity.pkcs12`), never the key or the password.
     public var description: String {
         switch self {
         case .pem: "ClientIdentity.pem"
@@ -17,6 +18,7 @@ public enum ClientIdentity: Sendable, CustomStringConvertible, CustomDebugString
         }
     }
 
+    /// The same as ``description``: no key material.
     public var debugDescription: String { description }
 
     /// A mirror without children, so `dump` shows no key material.

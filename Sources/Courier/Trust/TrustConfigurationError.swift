@@ -51,6 +51,7 @@ public struct TrustConfigurationError: Error, Sendable, Hashable, CustomStringCo
         self.reason = reason
     }
 
+    /// The setting, the policy's host, and ``reason``, as a sentence.
     public var description: String {
         let policy = host.map { "the policy for \($0)" } ?? "the default policy"
         let what = problem == .unsupported ? "cannot be enforced" : "is invalid"
