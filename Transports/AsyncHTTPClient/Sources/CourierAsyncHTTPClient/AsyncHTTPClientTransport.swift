@@ -33,6 +33,9 @@ import NIOSSL
 ///   received and not yet handed over when the connection broke are lost (it discards them with
 ///   the error); `URLSessionTransport` hands over every byte before the error. A stream reader sees
 ///   what arrived in order, never invented, then the error.
+/// - Trust policies (``init(client:userAgent:trust:tlsConfiguration:)``): roots and client
+///   identities are enforced; pins and evaluators are refused when the transport is made, because
+///   AsyncHTTPClient 1.37 offers no hook before the request is sent.
 /// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
 ///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
 ///   (``Courier/TargetType/timeout``) work the same on both transports.
