@@ -18,6 +18,8 @@ let package = Package(
         .package(name: "Courier", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // TLS failures are mapped from its errors; tests configure trust through its TLSConfiguration.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     ],
     targets: [
         // zlib, for decoding gzip and deflate bodies under Courier's limits (AsyncHTTPClient's own
@@ -31,6 +33,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "CCourierZlib",
             ]
         ),
@@ -43,6 +46,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CourierTransportConformance", package: "Courier"),
             ]
         ),

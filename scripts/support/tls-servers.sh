@@ -283,7 +283,7 @@ tls_start() {
         openssl dgst -sha256 -binary | base64)
     export COURIER_TLS_CA="$tls_dir/ca.pem"
     export COURIER_TLS_URL="https://localhost:${ports[0]}"
-    export COURIER_TLS_FAULT_URL="https://localhost:${ports[1]}"
+    export COURIER_TLS_FAULT_URL="https://127.0.0.1:${ports[1]}"
     export COURIER_TLS_EXPIRED_URL="https://localhost:${ports[2]}"
     export COURIER_TLS_WRONGHOST_URL="https://localhost:${ports[3]}"
     export COURIER_TLS_SELFSIGNED_URL="https://localhost:${ports[4]}"

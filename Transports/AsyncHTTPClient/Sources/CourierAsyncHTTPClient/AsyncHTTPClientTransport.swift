@@ -113,6 +113,8 @@ public struct AsyncHTTPClientTransport: Transport {
             do {
                 response = try await client.execute(request, deadline: .distantFuture)
             } catch {
+                // A refused certificate: typed, with the host and the reason (see ServerTrust).
+                if let refusal = await ServerTrust.refusal(error, url: current.request.url) { throw refusal }
                 throw ErrorMapping.normalize(error)
             }
             let responseStart = current.elapsed?()
