@@ -25,7 +25,11 @@ import NIOHTTP1
 ///
 /// - Errors from the network are `URLError`s with the closest code (the AsyncHTTPClient or
 ///   SwiftNIO error under `NSUnderlyingErrorKey`); `URLSession`'s codes come from libcurl on
-///   Linux and are not always the same for the same fault.
+///   Linux and are not always the same for the same fault. A refused server certificate is
+///   ``Courier/CourierError/serverTrust(host:reason:underlying:)`` on both; to tell why, this
+///   transport makes one more handshake with the server (no request), since AsyncHTTPClient's
+///   error does not say.
+/// - ``Courier/Response/httpVersion`` says `HTTP/2` or `HTTP/1.1` (`URLSessionTransport` cannot).
 /// - A slow download waits for the disk without reading from the socket (real backpressure);
 ///   nothing else in the process waits with it.
 /// - A response cut off by the server ends with an error, but the body parts AsyncHTTPClient had
