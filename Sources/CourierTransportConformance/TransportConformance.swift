@@ -108,9 +108,9 @@ public enum TransportConformance: Sendable {
     /// deliver as sent. Bodies, files, progress, streams, cancellation, deadlines, limits,
     /// decompression and redirects all run over TLS, HTTP/2 where the transport negotiates it.
     /// Then checks of TLS itself (``TLSTestServers``): refused certificates (expired, for another
-    /// host, self-signed, unknown authority) are ``Courier/CourierError/serverTrust(host:reason:underlying:)``
+    /// host, self-signed, unknown authority) are `CourierError.serverTrust`
     /// and the server sees no request; `https` → `http` redirects are refused
-    /// (``Courier/Limits/allowsInsecureRedirects``); the HTTP version reported is the one the
+    /// (`Limits.allowsInsecureRedirects`); the HTTP version reported is the one the
     /// server saw; 64 concurrent requests share connections.
     public static var httpsChecks: [Check] {
         checks.filter(\.overTLS) + tlsChecks

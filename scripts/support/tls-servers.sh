@@ -108,8 +108,9 @@ commonName = supplied
 EOF
     openssl rand -hex 8 >"$tls_dir/ca-db/serial"
     local start end
-    start=$(date -u -d '-400 days' +%Y%m%d%H%M%SZ)
-    end=$(date -u -d '-399 days' +%Y%m%d%H%M%SZ)
+    # (python3 rather than GNU date's -d, which macOS lacks.)
+    start=$(python3 -c 'import datetime as d; print((d.datetime.now(d.timezone.utc) - d.timedelta(days=400)).strftime("%Y%m%d%H%M%SZ"))')
+    end=$(python3 -c 'import datetime as d; print((d.datetime.now(d.timezone.utc) - d.timedelta(days=399)).strftime("%Y%m%d%H%M%SZ"))')
     tls_csr expired localhost
     openssl ca -batch -notext -config "$tls_dir/ca-db/ca.cnf" -cert "$tls_dir/ca.pem" -keyfile "$tls_dir/ca.key" \
         -startdate "$start" -enddate "$end" -extfile "$tls_dir/ext.cnf" -extensions localhost \
