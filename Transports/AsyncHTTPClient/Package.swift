@@ -18,7 +18,8 @@ let package = Package(
         .package(name: "Courier", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Already AsyncHTTPClient's own dependency: named here for trust roots and client identities.
+        // Already AsyncHTTPClient's own dependency: TLS failures are mapped from its errors, trust roots
+        // and client identities go through its TLSConfiguration.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [

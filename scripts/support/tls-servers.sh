@@ -108,8 +108,9 @@ commonName = supplied
 EOF
     openssl rand -hex 8 >"$tls_dir/ca-db/serial"
     local start end
-    start=$(date -u -d '-400 days' +%Y%m%d%H%M%SZ)
-    end=$(date -u -d '-399 days' +%Y%m%d%H%M%SZ)
+    # (python3 rather than GNU date's -d, which macOS lacks.)
+    start=$(python3 -c 'import datetime as d; print((d.datetime.now(d.timezone.utc) - d.timedelta(days=400)).strftime("%Y%m%d%H%M%SZ"))')
+    end=$(python3 -c 'import datetime as d; print((d.datetime.now(d.timezone.utc) - d.timedelta(days=399)).strftime("%Y%m%d%H%M%SZ"))')
     tls_csr expired localhost
     openssl ca -batch -notext -config "$tls_dir/ca-db/ca.cnf" -cert "$tls_dir/ca.pem" -keyfile "$tls_dir/ca.key" \
         -startdate "$start" -enddate "$end" -extfile "$tls_dir/ext.cnf" -extensions localhost \
@@ -283,7 +284,7 @@ tls_start() {
         openssl dgst -sha256 -binary | base64)
     export COURIER_TLS_CA="$tls_dir/ca.pem"
     export COURIER_TLS_URL="https://localhost:${ports[0]}"
-    export COURIER_TLS_FAULT_URL="https://localhost:${ports[1]}"
+    export COURIER_TLS_FAULT_URL="https://127.0.0.1:${ports[1]}"
     export COURIER_TLS_EXPIRED_URL="https://localhost:${ports[2]}"
     export COURIER_TLS_WRONGHOST_URL="https://localhost:${ports[3]}"
     export COURIER_TLS_SELFSIGNED_URL="https://localhost:${ports[4]}"

@@ -64,6 +64,12 @@ public struct Limits: Sendable, Hashable {
     /// validation does not accept) is read into ``CourierError/statusCode(_:)``'s response
     /// before the connection is closed. Default: ``defaultMaxErrorBodyBytes`` (1 MiB).
     public var maxErrorBodyBytes: Int64
+    /// Whether a redirect from `https` to `http` is followed. Default: `false`: such a hop fails
+    /// with ``CourierError/insecureRedirect(_:)`` and nothing goes out in cleartext. When `true`, a
+    /// hop that carries no body is followed (credentials never follow a hop to another origin,
+    /// and a change of scheme is one); a 307 or 308 that would repeat a body over `http` is
+    /// refused all the same.
+    public var allowsInsecureRedirects: Bool
 
     /// Creates limits; every parameter has the default documented on its property.
     public init(
@@ -74,7 +80,8 @@ public struct Limits: Sendable, Hashable {
         allowedSchemes: Set<String> = Limits.defaultAllowedSchemes,
         maxLineBytes: Int64 = Limits.defaultMaxLineBytes,
         maxStreamBacklogBytes: Int64 = Limits.defaultMaxStreamBacklogBytes,
-        maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes
+        maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes,
+        allowsInsecureRedirects: Bool = false
     ) {
         self.maxResponseBytes = maxResponseBytes
         self.maxDownloadBytes = maxDownloadBytes
@@ -84,6 +91,7 @@ public struct Limits: Sendable, Hashable {
         self.maxLineBytes = maxLineBytes
         self.maxStreamBacklogBytes = maxStreamBacklogBytes
         self.maxErrorBodyBytes = maxErrorBodyBytes
+        self.allowsInsecureRedirects = allowsInsecureRedirects
     }
 
     /// The defaults.

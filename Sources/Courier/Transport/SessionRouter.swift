@@ -261,7 +261,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // 307/308 must repeat the body, which FoundationNetworking drops: refuse, and the transport
         // re-sends the request itself. A hop past the limit or to a scheme that is not allowed
         // ends the request with an error. Otherwise follow, without credentials if the origin
-        // changes. Answered off the delegate queue, which is the session's own (see
+        // changes; from https to http only as ``Limits/allowsInsecureRedirects`` says. Answered off the delegate queue, which is the session's own (see
         // InlineDelegateQueue).
         var next: URLRequest? =
             Redirects.repeatsBody(response.statusCode)
@@ -281,6 +281,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 if let url = [written, request.url].compactMap({ $0 }).first(where: { !entry.limits.allows($0) }) {
                     Self.abort(&entry, task: task, with: CourierError.schemeNotAllowed(url), cancelling: false)
+                    next = nil
+                } else if let refusal = Redirects.insecureHop(
+                    from: task.currentRequest?.url ?? response.url, to: request.url,
+                    carriesBody: Redirects.carriesBody(request), limits: entry.limits)
+                {
+                    Self.abort(&entry, task: task, with: refusal, cancelling: false)
                     next = nil
                 } else if entry.redirects > entry.limits.maxRedirects {
                     Self.abort(&entry, task: task, with: URLError(.httpTooManyRedirects), cancelling: false)
@@ -353,6 +359,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if let failure = entry.failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
+            // A refused certificate: typed, with the host and the reason.
+            if let refused = CourierError.serverTrust(from: error, url: entry.request.url) { return .failure(refused) }
             return .failure(URLErrors.normalize(error))
         }
         guard let httpResponse else { return .failure(URLError(.badServerResponse)) }

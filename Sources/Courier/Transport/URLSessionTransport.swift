@@ -90,7 +90,9 @@ public final class URLSessionTransport: Transport {
     /// (``CourierError/schemeNotAllowed(_:)`` otherwise, before anything is sent there). A 307 or
     /// 308 repeats the method and the body, as RFC 9110 requires (FoundationNetworking alone would
     /// send an empty body). A redirect to another origin (scheme, host or port) never carries
-    /// `Authorization`, `Proxy-Authorization` or `Cookie`.
+    /// `Authorization`, `Proxy-Authorization` or `Cookie`. A redirect from `https` to `http` is
+    /// refused (``CourierError/insecureRedirect(_:)``) unless ``Limits/allowsInsecureRedirects``,
+    /// and always when it would repeat a body.
     public func send(_ transfer: Transfer) async throws -> Response {
         try await followingRedirects(transfer, streaming: false)
     }
@@ -131,6 +133,12 @@ public final class URLSessionTransport: Transport {
             else { return response }
             // The redirect's own body is not wanted: its transfer ends here.
             response.body?.buffer.terminate()
+            if let refusal = Redirects.insecureHop(
+                from: from, to: target, carriesBody: Redirects.carriesBody(current.request, file: current.body.fileURL),
+                limits: current.limits)
+            {
+                throw refusal
+            }
             if hop == maxHops { throw URLError(.httpTooManyRedirects) }
             var next = current.request
             next.url = target

@@ -26,7 +26,11 @@ import NIOSSL
 ///
 /// - Errors from the network are `URLError`s with the closest code (the AsyncHTTPClient or
 ///   SwiftNIO error under `NSUnderlyingErrorKey`); `URLSession`'s codes come from libcurl on
-///   Linux and are not always the same for the same fault.
+///   Linux and are not always the same for the same fault. A refused server certificate is
+///   ``Courier/CourierError/serverTrust(host:reason:underlying:)`` on both; to tell why, this
+///   transport makes one more handshake with the server (no request), since AsyncHTTPClient's
+///   error does not say.
+/// - ``Courier/Response/httpVersion`` says `HTTP/2` or `HTTP/1.1` (`URLSessionTransport` cannot).
 /// - A slow download waits for the disk without reading from the socket (real backpressure);
 ///   nothing else in the process waits with it.
 /// - A response cut off by the server ends with an error, but the body parts AsyncHTTPClient had
@@ -149,6 +153,8 @@ public struct AsyncHTTPClientTransport: Transport {
             do {
                 response = try await client.execute(request, deadline: .distantFuture)
             } catch {
+                // A refused certificate: typed, with the host and the reason (see ServerTrust).
+                if let refusal = await ServerTrust.refusal(error, url: current.request.url) { throw refusal }
                 throw ErrorMapping.normalize(error)
             }
             let responseStart = current.elapsed?()
