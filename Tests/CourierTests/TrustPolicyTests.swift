@@ -168,6 +168,28 @@ import Testing
         #expect(TrustPolicies(hosts: ["::1": pinned]).key(forHost: host) == "::1")
     }
 
+    /// What a transport throws when a policy refuses a server (the Apple delegate's path): typed,
+    /// with the host and the reason.
+    @Test func aPolicyRefusalIsATypedServerTrustErrorWithTheHost() {
+        struct Refused: Error {}
+        let pins = TrustFailure.error(host: "api.example.com", reason: .pinMismatch, detail: "1 certificates, 2 pins")
+        guard case .serverTrust(let host, let reason, let underlying) = pins else {
+            Issue.record("not serverTrust: \(pins)")
+            return
+        }
+        #expect(host == "api.example.com")
+        #expect(reason == .pinMismatch)
+        #expect((underlying as? URLError)?.code == .serverCertificateUntrusted)
+        #expect(pins.description.contains("api.example.com"))
+        let evaluator = TrustFailure.error(
+            host: "api.example.com", reason: .refusedByEvaluator, detail: "no", underlying: Refused())
+        guard case .serverTrust(_, .refusedByEvaluator, let cause) = evaluator else {
+            Issue.record("not serverTrust: \(evaluator)")
+            return
+        }
+        #expect(cause is Refused)
+    }
+
     @Test func anIdentityNeverPrintsItsKeyOrPassword() {
         let identity = ClientIdentity.pkcs12(Data("secret-bytes".utf8), password: "hunter2")
         #expect(!"\(identity)".contains("hunter2"))

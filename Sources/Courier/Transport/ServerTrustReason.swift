@@ -23,6 +23,10 @@ public enum ServerTrustReason: String, Sendable, Hashable, CaseIterable, CustomS
     case untrustedIssuer
     /// The certificate was revoked by its authority.
     case revoked
+    /// No certificate of the chain matches a pin of the host's ``TrustPolicy``.
+    case pinMismatch
+    /// The host's ``TrustPolicy/evaluator`` threw (its error is the underlying error).
+    case refusedByEvaluator
     /// The certificate was refused for another reason; the underlying error says which.
     case other
 
@@ -35,6 +39,8 @@ public enum ServerTrustReason: String, Sendable, Hashable, CaseIterable, CustomS
         case .selfSigned: "it is self-signed"
         case .untrustedIssuer: "it is not signed by a trusted authority"
         case .revoked: "it was revoked"
+        case .pinMismatch: "no certificate of its chain matches a pin"
+        case .refusedByEvaluator: "the trust policy's evaluator refused it"
         case .other: "it could not be verified"
         }
     }

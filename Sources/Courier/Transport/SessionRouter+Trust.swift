@@ -20,8 +20,9 @@
             case NSURLAuthenticationMethodServerTrust:
                 guard policy.customizesServerTrust, let serverTrust = space.serverTrust else { return false }
                 let (failure, chain) = AppleTrust.evaluate(serverTrust, host: host, policy: policy)
-                if case (let kind, let detail)? = failure {
-                    refuse(task, error: TrustFailure.error(host: host, kind: kind, detail: detail), completionHandler)
+                if case (let reason, let detail)? = failure {
+                    refuse(
+                        task, error: TrustFailure.error(host: host, reason: reason, detail: detail), completionHandler)
                     return true
                 }
                 let credential = CredentialBox(credential: URLCredential(trust: serverTrust))
@@ -36,7 +37,7 @@
                         completionHandler(.useCredential, credential.credential)
                     } catch {
                         let failure = TrustFailure.error(
-                            host: host, kind: .evaluator, detail: "\(error)", underlying: error)
+                            host: host, reason: .refusedByEvaluator, detail: "\(error)", underlying: error)
                         self.refuse(task, error: failure, completionHandler)
                     }
                 }
@@ -80,9 +81,9 @@
         /// (`nil` when it passes) and the chain as evaluated, leaf first, in DER.
         static func evaluate(
             _ trust: SecTrust, host: String, policy: ResolvedTrustPolicy
-        ) -> ((TrustFailure.Kind, String)?, [Data]) {
+        ) -> ((ServerTrustReason, String)?, [Data]) {
             guard SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString)) == errSecSuccess else {
-                return ((.chain, "the SSL policy could not be set"), [])
+                return ((.other, "the SSL policy could not be set"), [])
             }
             switch policy.roots {
             case .system:
@@ -93,16 +94,29 @@
                 if case .only = policy.roots { only = true } else { only = false }
                 guard SecTrustSetAnchorCertificates(trust, anchors as CFArray) == errSecSuccess,
                     SecTrustSetAnchorCertificatesOnly(trust, only) == errSecSuccess
-                else { return ((.chain, "the policy's roots could not be set"), []) }
+                else { return ((.other, "the policy's roots could not be set"), []) }
             }
             var error: CFError?
             let valid = SecTrustEvaluateWithError(trust, &error)
             let certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
             let chain = certificates.map { SecCertificateCopyData($0) as Data }
             guard valid else {
-                return ((.chain, error.map { CFErrorCopyDescription($0) as String } ?? "no detail"), chain)
+                let detail = error.map { CFErrorCopyDescription($0) as String } ?? "no detail"
+                return ((reason(for: error), detail), chain)
             }
-            return (policy.pinFailure(chain: chain).map { (TrustFailure.Kind.pins, $0) }, chain)
+            return (policy.pinFailure(chain: chain).map { (ServerTrustReason.pinMismatch, $0) }, chain)
+        }
+
+        /// The reason for a failed evaluation, from the Security framework's error code.
+        private static func reason(for error: CFError?) -> ServerTrustReason {
+            guard let error else { return .other }
+            switch OSStatus(truncatingIfNeeded: CFErrorGetCode(error)) {
+            case errSecCertificateExpired: return .expired
+            case errSecCertificateNotValidYet: return .notYetValid
+            case errSecHostNameMismatch: return .hostnameMismatch
+            case errSecCertificateRevoked: return .revoked
+            default: return .untrustedIssuer
+            }
         }
 
         /// The identity and the certificate chain in a PKCS #12 archive, or `nil` if it cannot be

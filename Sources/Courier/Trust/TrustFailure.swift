@@ -5,33 +5,23 @@ import Foundation
 #endif
 
 /// The error a transport reports when a trust policy refuses a server during the handshake:
-/// `URLError(.serverCertificateUntrusted)` naming the host and the reason, under
-/// ``CourierError/underlying(_:_:)``. Nothing of the request was sent.
-///
-/// The one place that spells this error: when `CourierError` gains a case for refused
-/// certificates, each ``Kind`` maps to its reason here.
+/// ``CourierError/serverTrust(host:reason:underlying:)`` with the host, the reason, and what
+/// refused it underneath. Nothing of the request was sent.
 enum TrustFailure {
-    enum Kind {
-        /// The chain does not lead to the policy's roots for the host.
-        case chain
-        /// No certificate of the chain matches a pin.
-        case pins
-        /// The policy's evaluator threw.
-        case evaluator
-    }
-
-    static func error(host: String, kind: Kind, detail: String, underlying: (any Error)? = nil) -> CourierError {
-        let reason =
-            switch kind {
-            case .chain: "the chain does not lead to a trusted root for the host (\(detail))"
-            case .pins: "no certificate of the chain matches a pin (\(detail))"
-            case .evaluator: "the policy's evaluator refused it (\(detail))"
-            }
-        var info: [String: Any] = [
-            NSLocalizedDescriptionKey: "The certificate of \(host) is not trusted: \(reason)",
-            "host": host,
+    /// - Parameters:
+    ///   - host: The host whose certificate was refused.
+    ///   - reason: Why: a chain that does not lead to the policy's roots, ``ServerTrustReason/pinMismatch``
+    ///     or ``ServerTrustReason/refusedByEvaluator``.
+    ///   - detail: What the platform or the check said, kept in the underlying error's description.
+    ///   - underlying: The platform's or the evaluator's error, when there is one.
+    static func error(
+        host: String, reason: ServerTrustReason, detail: String, underlying: (any Error)? = nil
+    ) -> CourierError {
+        if let underlying { return .serverTrust(host: host, reason: reason, underlying: underlying) }
+        let info: [String: Any] = [
+            NSLocalizedDescriptionKey: "The certificate of \(host) is not trusted: \(reason) (\(detail))"
         ]
-        if let underlying { info[NSUnderlyingErrorKey] = underlying }
-        return .underlying(URLError(.serverCertificateUntrusted, userInfo: info), nil)
+        return .serverTrust(
+            host: host, reason: reason, underlying: URLError(.serverCertificateUntrusted, userInfo: info))
     }
 }

@@ -115,9 +115,15 @@ struct TrustTests {
         let marker = UUID().uuidString
         let target = try #require(URL(string: "\(url.absoluteString)/small.json?refused=\(marker)"))
         let transport = try AsyncHTTPClientTransport(trust: trust)
-        await #expect(throws: (any Error).self, sourceLocation: sourceLocation) {
+        let error = await #expect(throws: CourierError.self, sourceLocation: sourceLocation) {
             try await transport.send(URLRequest(url: target))
         }
+        guard case .serverTrust(let host, let reason, _) = error else {
+            Issue.record("not a serverTrust refusal: \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(host == url.host, sourceLocation: sourceLocation)
+        #expect(reason == .untrustedIssuer, sourceLocation: sourceLocation)
         let log = (try? String(contentsOfFile: servers.accessLog, encoding: .utf8)) ?? ""
         #expect(!log.contains(marker), "the server received the request", sourceLocation: sourceLocation)
     }
@@ -157,9 +163,14 @@ struct TrustTests {
                 url: servers.url.appendingPathComponent("httpbin/redirect-to"), resolvingAgainstBaseURL: false))
         redirect.queryItems = [URLQueryItem(name: "url", value: target)]
         let transport = try AsyncHTTPClientTransport(trust: policies)
-        await #expect(throws: (any Error).self) {
+        let error = await #expect(throws: CourierError.self) {
             try await transport.send(URLRequest(url: try #require(redirect.url)))
         }
+        guard case .serverTrust(let host, _, _) = error else {
+            Issue.record("not a serverTrust refusal: \(String(describing: error))")
+            return
+        }
+        #expect(host == "127.0.0.1")
         // With the CA trusted for both hosts, the same redirect is followed.
         let both = TrustPolicies(
             default: TrustPolicy(roots: .only([.pem(servers.ca)])),
