@@ -165,6 +165,7 @@ EOF
 tls_write_config() {
     local httpbin=$1 fault=$2
     local main=$3 fault_port=$4 expired=$5 wronghost=$6 selfsigned=$7 unknownca=$8 mtls=$9 rotated=${10}
+    local http1=${11}
     local proxy="
         proxy_http_version 1.1;
         proxy_set_header Connection \"\";
@@ -223,6 +224,7 @@ EOF
         ssl_verify_client on;
         location / { }"
         tls_server_block "$rotated" rotated " http2" "        location / { }"
+        tls_server_block "$http1" leaf "" "        location / { }"
         echo "}"
     } >"$tls_dir/nginx.conf"
 }
@@ -258,7 +260,7 @@ tls_start() {
     local attempt ports started=""
     for attempt in 1 2 3 4 5; do
         # shellcheck disable=SC2046
-        ports=($(tls_free_ports 8))
+        ports=($(tls_free_ports 9))
         tls_write_config "$httpbin" "$fault" "${ports[@]}"
         "$nginx_bin" -p "$tls_dir" -c "$tls_dir/nginx.conf" -e "$tls_dir/error.log" \
             >>"$tls_dir/nginx.out" 2>&1 &
@@ -291,6 +293,7 @@ tls_start() {
     export COURIER_TLS_UNKNOWNCA_URL="https://localhost:${ports[5]}"
     export COURIER_TLS_MTLS_URL="https://localhost:${ports[6]}"
     export COURIER_TLS_ROTATED_URL="https://localhost:${ports[7]}"
+    export COURIER_TLS_HTTP1_URL="https://localhost:${ports[8]}"
     export COURIER_TLS_ACCESS_LOG="$tls_dir/access.log"
     export COURIER_TLS_CLIENT_CERT="$tls_dir/client.pem"
     export COURIER_TLS_CLIENT_KEY="$tls_dir/client.key"
