@@ -55,7 +55,8 @@ extension TransportConformance {
             // Reported while the body arrives, not once at the end.
             #expect(counts.filter { $0 > 0 && $0 < Int64(size) }.count >= 1)
         },
-        Check("a download that fails leaves no file behind") { context in
+        // A reset and bad chunking: plain HTTP only (behind a proxy they become a 502 answer).
+        Check("a download that fails leaves no file behind", overTLS: false) { context in
             let folder = try ScratchFolder()
             defer { folder.remove() }
             let destination = DownloadDestination.folder(folder.url) { _, _ in "partial.bin" }

@@ -8,7 +8,8 @@ import Testing
 
 /// The servers the conformance checks talk to, on loopback: an
 /// [httpbin](https://github.com/postmanlabs/httpbin) and Courier's fault server
-/// (`scripts/fault_server.py`), as `scripts/test` starts them.
+/// (`scripts/fault_server.py`), as `scripts/test` starts them, over HTTP (``fromEnvironment``) or
+/// behind its TLS server (``tlsFromEnvironment``).
 public struct ConformanceServers: Sendable {
     /// The httpbin server's base URL.
     public var httpbin: URL
@@ -29,6 +30,18 @@ public struct ConformanceServers: Sendable {
             let fault = environment["COURIER_FAULT_URL"].flatMap(URL.init(string:))
         else { return nil }
         return ConformanceServers(httpbin: httpbin, fault: fault)
+    }
+
+    /// The same servers behind `scripts/test`'s TLS server (nginx, HTTP/1.1 and HTTP/2 by ALPN, a
+    /// certificate from the test CA in `COURIER_TLS_CA`): httpbin at `COURIER_TLS_URL/httpbin`,
+    /// the fault server at `COURIER_TLS_FAULT_URL`. `nil` when either is missing. Run
+    /// ``TransportConformance/httpsChecks`` against them, on a transport that trusts the test CA.
+    public static var tlsFromEnvironment: ConformanceServers? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let tls = environment["COURIER_TLS_URL"].flatMap(URL.init(string:)),
+            let fault = environment["COURIER_TLS_FAULT_URL"].flatMap(URL.init(string:))
+        else { return nil }
+        return ConformanceServers(httpbin: tls.appendingPathComponent("httpbin"), fault: fault)
     }
 }
 
@@ -61,10 +74,14 @@ public enum TransportConformance: Sendable {
     public struct Check: Sendable, CustomTestStringConvertible {
         /// What it checks, as the test case's name.
         public let name: String
+        /// Whether the check means something behind a TLS server (a proxy): not when it needs
+        /// malformed HTTP from the fault server, which the proxy would repair or refuse.
+        let overTLS: Bool
         let body: @Sendable (Context) async throws -> Void
 
-        init(_ name: String, _ body: @escaping @Sendable (Context) async throws -> Void) {
+        init(_ name: String, overTLS: Bool = true, _ body: @escaping @Sendable (Context) async throws -> Void) {
             self.name = name
+            self.overTLS = overTLS
             self.body = body
         }
 
@@ -83,6 +100,20 @@ public enum TransportConformance: Sendable {
     public static var checks: [Check] {
         requestChecks + transferChecks + redirectChecks + limitChecks + streamChecks + cancellationChecks
             + faultChecks
+    }
+
+    /// The checks to run over HTTPS, against ``ConformanceServers/tlsFromEnvironment``: all of
+    /// ``checks`` but the ones that need the fault server's malformed answers (a broken response,
+    /// bytes past `Content-Length`, a download cut off by a reset), which only plain HTTP can
+    /// deliver as sent. Bodies, files, progress, streams, cancellation, deadlines, limits,
+    /// decompression and redirects all run over TLS, HTTP/2 where the transport negotiates it.
+    /// Then checks of TLS itself (``TLSTestServers``): refused certificates (expired, for another
+    /// host, self-signed, unknown authority) are `CourierError.serverTrust`
+    /// and the server sees no request; `https` → `http` redirects are refused
+    /// (`Limits.allowsInsecureRedirects`); the HTTP version reported is the one the
+    /// server saw; 64 concurrent requests share connections.
+    public static var httpsChecks: [Check] {
+        checks.filter(\.overTLS) + tlsChecks
     }
 }
 

@@ -59,7 +59,11 @@ struct TransportRulesTests {
 
     @Test(arguments: ["https://other.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"])
     func anotherOriginLosesTheCredentials(location: String) throws {
-        let next = try #require(try Self.transfer().following(redirect: Self.redirect(307, to: location), redirects: 0))
+        // To http only when allowed, and without a body (a 302 after a POST becomes a GET).
+        let insecure = location.hasPrefix("http:")
+        let transfer = Self.transfer(limits: Limits(allowsInsecureRedirects: insecure))
+        let next = try #require(
+            try transfer.following(redirect: Self.redirect(insecure ? 302 : 307, to: location), redirects: 0))
         #expect(next.request.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(next.request.value(forHTTPHeaderField: "Cookie") == nil)
         #expect(next.request.value(forHTTPHeaderField: "X-Keep") == "1")

@@ -20,6 +20,9 @@ let package = Package(
         .package(name: "Courier", path: "../.."),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Already AsyncHTTPClient's own dependency: TLS failures are mapped from its errors, trust roots
+        // and client identities go through its TLSConfiguration.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // zlib, for decoding gzip and deflate bodies under Courier's limits (AsyncHTTPClient's own
@@ -33,6 +36,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "CCourierZlib",
             ]
         ),
@@ -45,6 +49,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CourierTransportConformance", package: "Courier"),
             ]
         ),

@@ -70,6 +70,12 @@ public struct Limits: Sendable, Hashable {
     /// `URLSession` does not send it reliably. Set it for a server that reads one (Elasticsearch's
     /// search, for example), on the provider or on that target (``TargetType/limits``).
     public var allowsBodyInGETAndHEAD: Bool
+    /// Whether a redirect from `https` to `http` is followed. Default: `false`: such a hop fails
+    /// with ``CourierError/insecureRedirect(_:)`` and nothing goes out in cleartext. When `true`, a
+    /// hop that carries no body is followed (credentials never follow a hop to another origin,
+    /// and a change of scheme is one); a 307 or 308 that would repeat a body over `http` is
+    /// refused all the same.
+    public var allowsInsecureRedirects: Bool
 
     /// Creates limits; every parameter has the default documented on its property.
     public init(
@@ -81,7 +87,8 @@ public struct Limits: Sendable, Hashable {
         maxLineBytes: Int64 = Limits.defaultMaxLineBytes,
         maxStreamBacklogBytes: Int64 = Limits.defaultMaxStreamBacklogBytes,
         maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes,
-        allowsBodyInGETAndHEAD: Bool = false
+        allowsBodyInGETAndHEAD: Bool = false,
+        allowsInsecureRedirects: Bool = false
     ) {
         self.maxResponseBytes = maxResponseBytes
         self.maxDownloadBytes = maxDownloadBytes
@@ -92,6 +99,7 @@ public struct Limits: Sendable, Hashable {
         self.maxStreamBacklogBytes = maxStreamBacklogBytes
         self.maxErrorBodyBytes = maxErrorBodyBytes
         self.allowsBodyInGETAndHEAD = allowsBodyInGETAndHEAD
+        self.allowsInsecureRedirects = allowsInsecureRedirects
     }
 
     /// The defaults.

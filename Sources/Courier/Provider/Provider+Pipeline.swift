@@ -161,13 +161,14 @@ extension Provider {
         let end = call.last - call.start
         // A transport that reports nothing (a stub, a `send(_: URLRequest)` transport with the
         // body in memory): the sizes read off the request and the response.
-        let transfer =
+        var transfer =
             response?.transferMetrics
             ?? response.map {
                 TransferMetrics(
                     bytesSent: Int64(outgoing.httpBody?.count ?? 0), bytesReceived: Int64($0.data.count),
                     responseStart: exchanged.stubbed ? end + call.start : nil)
             }
+        if transfer?.httpVersion == nil { transfer?.httpVersion = response?.httpVersion }
         call.metrics.append(
             RequestMetrics.Attempt(
                 number: call.context.attempt, afterRefresh: machine.refreshed, stubbed: exchanged.stubbed,

@@ -52,6 +52,13 @@ public enum CourierError: Error, Sendable {
     /// An API was used in a way it does not support (the text says how), such as iterating one
     /// progress stream from two tasks.
     case invalidUse(String)
+    /// The server's certificate was refused (self-signed, expired, for another host, from an
+    /// unknown authority…), so nothing was sent: the host asked for, why
+    /// (``ServerTrustReason``), and the transport's own error.
+    case serverTrust(host: String, reason: ServerTrustReason, underlying: any Error)
+    /// A redirect from `https` to `http` (the target) was refused: nothing was sent in cleartext.
+    /// ``Limits/allowsInsecureRedirects`` lets such a hop through when it carries no body.
+    case insecureRedirect(URL)
 
     /// The response involved, when there is one.
     public var response: Response? {
@@ -63,7 +70,7 @@ public enum CourierError: Error, Sendable {
             response
         case .retryLimitReached(_, let lastError):
             lastError.response
-        case .authentication, .limitExceeded, .schemeNotAllowed, .invalidUse:
+        case .authentication, .limitExceeded, .schemeNotAllowed, .invalidUse, .serverTrust, .insecureRedirect:
             nil
         case .requestMapping, .parameterEncoding, .encodableMapping, .multipartEncoding,
             .downloadDestination, .timedOut, .cancelled:
@@ -76,7 +83,7 @@ public enum CourierError: Error, Sendable {
         switch self {
         case .parameterEncoding(let error), .encodableMapping(let error), .multipartEncoding(let error),
             .downloadDestination(let error), .jsonMapping(let error, _), .objectMapping(let error, _),
-            .underlying(let error, _):
+            .underlying(let error, _), .serverTrust(_, _, let error):
             error
         case .apiError(let error, _):
             error
@@ -86,7 +93,7 @@ public enum CourierError: Error, Sendable {
             failure.cause
         case .limitExceeded(let limit):
             limit
-        case .schemeNotAllowed, .invalidUse:
+        case .schemeNotAllowed, .invalidUse, .insecureRedirect:
             nil
         case .requestMapping, .statusCode, .stringMapping, .timedOut, .cancelled:
             nil
@@ -112,7 +119,8 @@ public enum CourierError: Error, Sendable {
     }
 
     /// Wraps any error as a `CourierError`: itself if it already is one, ``cancelled`` for
-    /// `CancellationError` and `URLError(.cancelled)`, ``underlying(_:_:)`` otherwise.
+    /// `CancellationError` and `URLError(.cancelled)`, ``serverTrust(host:reason:underlying:)``
+    /// for URLSession's refusal of a server certificate, ``underlying(_:_:)`` otherwise.
     /// - Parameter error: The error to wrap.
     public init(_ error: any Error) {
         switch error {
@@ -124,6 +132,8 @@ public enum CourierError: Error, Sendable {
             let normalized = URLErrors.normalize(error)
             if let urlError = normalized as? URLError, urlError.code == .cancelled {
                 self = .cancelled
+            } else if let refused = CourierError.serverTrust(from: normalized, url: nil) {
+                self = refused
             } else {
                 self = .underlying(normalized, nil)
             }
@@ -172,6 +182,10 @@ extension CourierError: LocalizedError {
             "The URL scheme '\(url.scheme ?? "")' is not allowed (\(Redaction.url(url)))."
         case .invalidUse(let reason):
             "Invalid use: \(reason)."
+        case .serverTrust(let host, let reason, _):
+            "The server's certificate for \(host) was refused: \(reason)."
+        case .insecureRedirect(let url):
+            "A redirect from https to http was refused (\(Redaction.url(url)))."
         }
     }
 }
@@ -186,7 +200,8 @@ extension CourierError: CustomNSError {
     /// ``stringMapping(_:)`` 8, ``objectMapping(_:_:)`` 9, ``timedOut(_:)`` 10, ``cancelled`` 11,
     /// ``underlying(_:_:)`` 12, ``retryLimitReached(attempts:lastError:)`` 13,
     /// ``authentication(_:)`` 14, ``limitExceeded(_:)`` 15, ``schemeNotAllowed(_:)`` 16,
-    /// ``invalidUse(_:)`` 17, ``apiError(_:_:)`` 18.
+    /// ``invalidUse(_:)`` 17, ``apiError(_:_:)`` 18, ``serverTrust(host:reason:underlying:)`` 19,
+    /// ``insecureRedirect(_:)`` 20.
     public var errorCode: Int {
         switch self {
         case .requestMapping: 1
@@ -207,6 +222,8 @@ extension CourierError: CustomNSError {
         case .schemeNotAllowed: 16
         case .invalidUse: 17
         case .apiError: 18
+        case .serverTrust: 19
+        case .insecureRedirect: 20
         }
     }
 

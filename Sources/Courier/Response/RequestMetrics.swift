@@ -83,13 +83,19 @@ public struct TransferMetrics: Sendable, Hashable {
     public var redirects: Int
     /// When the response head arrived, read from ``Transfer/elapsed`` (the provider's clock).
     public var responseStart: Duration?
+    /// The HTTP version used (``Response/httpVersion``), when the transport reports it.
+    public var httpVersion: String?
 
     /// Creates transfer metrics.
-    public init(bytesSent: Int64 = 0, bytesReceived: Int64 = 0, redirects: Int = 0, responseStart: Duration? = nil) {
+    public init(
+        bytesSent: Int64 = 0, bytesReceived: Int64 = 0, redirects: Int = 0, responseStart: Duration? = nil,
+        httpVersion: String? = nil
+    ) {
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
         self.redirects = redirects
         self.responseStart = responseStart
+        self.httpVersion = httpVersion
     }
 }
 

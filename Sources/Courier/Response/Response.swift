@@ -14,13 +14,15 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         let request: URLRequest?
         let head: Head
         let fileURL: URL?
+        let httpVersion: String?
 
-        init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?) {
+        init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?, httpVersion: String?) {
             self.statusCode = statusCode
             self.data = data
             self.request = request
             self.head = head
             self.fileURL = fileURL
+            self.httpVersion = httpVersion
         }
     }
 
@@ -73,6 +75,12 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     }
     /// For a download, the file the body was saved to (``data`` is then empty).
     public var fileURL: URL? { storage.fileURL }
+    /// The HTTP version the response came over, as the transport reported it: `"HTTP/1.1"` or
+    /// `"HTTP/2"`. `nil` when the transport does not say: `URLSessionTransport`, because
+    /// FoundationNetworking exposes neither the version nor task metrics; a response made by
+    /// hand or by a stub. `AsyncHTTPClientTransport` reports it (HTTP/2 when the server offers
+    /// it by ALPN). Also in the call's metrics (``TransferMetrics/httpVersion``).
+    public var httpVersion: String? { storage.httpVersion }
 
     /// Creates a response.
     /// - Parameters:
@@ -87,7 +95,8 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         fileURL: URL? = nil, transferMetrics: TransferMetrics? = nil
     ) {
         storage = Storage(
-            statusCode: statusCode, data: data, request: request, head: .built(response), fileURL: fileURL)
+            statusCode: statusCode, data: data, request: request, head: .built(response), fileURL: fileURL,
+            httpVersion: nil)
         if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
     }
 
@@ -101,7 +110,8 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     ///   - data: The body.
     ///   - request: The request that was sent.
     ///   - url: The URL that answered.
-    ///   - httpVersion: The protocol version, such as `HTTP/1.1`. Default: `HTTP/1.1`.
+    ///   - httpVersion: The protocol version, such as `HTTP/1.1` or `HTTP/2` (``httpVersion``).
+    ///     Default: `HTTP/1.1`.
     ///   - headerFields: The header fields in the order received; repeated names are joined with
     ///     ", " under their first spelling, as URLSession does.
     ///   - fileURL: For a download, where the body was saved. Default: `nil`.
@@ -112,14 +122,16 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     ) {
         let head = LazyHTTPResponse(
             url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
-        storage = Storage(statusCode: statusCode, data: data, request: request, head: .lazy(head), fileURL: fileURL)
+        storage = Storage(
+            statusCode: statusCode, data: data, request: request, head: .lazy(head), fileURL: fileURL,
+            httpVersion: httpVersion)
         if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
     }
 
     private init(_ other: Response, data: Data, fileURL: URL?) {
         storage = Storage(
             statusCode: other.statusCode, data: data, request: other.request, head: other.storage.head,
-            fileURL: fileURL)
+            fileURL: fileURL, httpVersion: other.httpVersion)
         annotations = other.annotations
     }
 

@@ -29,6 +29,20 @@ enum Redirects {
         return target
     }
 
+    /// The refusal of a hop from `https` to `http`: always when it would carry a body, otherwise
+    /// unless ``Limits/allowsInsecureRedirects``. `nil` for any other hop. (Credentials never
+    /// follow it: a change of scheme is a change of origin, see ``strippingCredentials(_:from:)``.)
+    static func insecureHop(from: URL?, to: URL?, carriesBody: Bool, limits: Limits) -> CourierError? {
+        guard let to, from?.scheme?.lowercased() == "https", to.scheme?.lowercased() == "http" else { return nil }
+        if limits.allowsInsecureRedirects && !carriesBody { return nil }
+        return .insecureRedirect(to)
+    }
+
+    /// Whether `request` (or the transfer's file) has a body to send.
+    static func carriesBody(_ request: URLRequest, file: URL? = nil) -> Bool {
+        file != nil || !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil
+    }
+
     /// Same scheme, host and port (default ports filled in).
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         func origin(_ url: URL) -> (String, String, Int) {

@@ -34,13 +34,16 @@ extension Transfer {
     /// - A hop to another origin (scheme, host or port) drops `Authorization`,
     ///   `Proxy-Authorization` and `Cookie`.
     /// - Only allowed schemes are followed, and at most ``Limits/maxRedirects`` hops.
+    /// - A hop from `https` to `http` is refused unless ``Limits/allowsInsecureRedirects``, and
+    ///   always when it would carry a body.
     ///
     /// - Parameters:
     ///   - response: The response head that may be a redirect.
     ///   - redirects: The redirects this exchange followed before `response`.
     /// - Returns: The next hop, or `nil` when `response` is the answer.
     /// - Throws: ``CourierError/schemeNotAllowed(_:)`` for a hop to a scheme not allowed, and
-    ///   ``CourierError/underlying(_:_:)`` with `URLError(.httpTooManyRedirects)` past the limit.
+    ///   ``CourierError/underlying(_:_:)`` with `URLError(.httpTooManyRedirects)` past the limit,
+    ///   ``CourierError/insecureRedirect(_:)`` for a hop from `https` to `http` that is not allowed.
     public func following(redirect response: Response, redirects: Int) throws(CourierError) -> Transfer? {
         let status = response.statusCode
         guard [301, 302, 303, 307, 308].contains(status),
@@ -63,6 +66,10 @@ extension Transfer {
             nextRequest.setValue(nil, forHTTPHeaderField: "Content-Type")
             nextRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
             next.body = .inRequest
+        }
+        let carriesBody = Redirects.carriesBody(nextRequest, file: next.body.fileURL)
+        if let refusal = Redirects.insecureHop(from: from, to: target, carriesBody: carriesBody, limits: limits) {
+            throw refusal
         }
         next.request = Redirects.strippingCredentials(nextRequest, from: from)
         return next

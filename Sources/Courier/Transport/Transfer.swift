@@ -139,8 +139,6 @@ extension Transfer {
         // The one place a whole body in memory becomes a download, for every transport built on
         // `send(_:)` and for stubs.
         try response.data.write(to: url)
-        return Response(
-            statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
-            fileURL: url, transferMetrics: metrics)
+        return response.withBody(Data(), fileURL: url, transferMetrics: metrics)
     }
 }

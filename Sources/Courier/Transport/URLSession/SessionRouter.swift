@@ -44,6 +44,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// (`didCompleteWithError`), also when its caller was answered earlier (cancelled): an entry
     /// in the table is what says the task may still be cancelled.
     private let entries = Locked<[Int: Entry]>([:])
+    /// The trust policies to enforce; `nil` when every host gets the system's evaluation.
+    let trust: ResolvedTrustPolicies?
+
+    init(trust: ResolvedTrustPolicies?) {
+        self.trust = trust
+    }
 
     /// Where every `URLSessionTask.cancel()` of this session is made, one at a time, each only if
     /// the task's end has not been delivered yet (see ``cancelTask(_:)``).
@@ -122,6 +128,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             Self.update(&entries[task.taskIdentifier]) { Self.abort(&$0, with: error) } ?? false
         }
         if cancelling { cancelTask(task) }
+    }
+
+    /// Ends the transfer of `task` with `error` when the task reports its end, without cancelling
+    /// it: for a challenge about to be refused, which ends the task anyway.
+    func fail(_ task: URLSessionTask, with error: any Error & Sendable) {
+        entries.withLock { entries in
+            guard var entry = entries[task.taskIdentifier] else { return }
+            _ = Self.abort(&entry, with: error, cancelling: false)
+            entries[task.taskIdentifier] = entry
+        }
     }
 
     /// Ends a running transfer with `error` (kept in its entry); the waiting request is answered
@@ -281,7 +297,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // 307/308 must repeat the body, which FoundationNetworking drops: refuse, and the transport
         // re-sends the request itself. A hop past the limit or to a scheme that is not allowed
         // ends the request with an error. Otherwise follow, without credentials if the origin
-        // changes. Answered off the delegate queue, which is the session's own (see
+        // changes; from https to http only as ``Limits/allowsInsecureRedirects`` says. Answered off the delegate queue, which is the session's own (see
         // InlineDelegateQueue).
         var next: URLRequest? =
             Redirects.repeatsBody(response.statusCode)
@@ -301,6 +317,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 if let url = [written, request.url].compactMap({ $0 }).first(where: { !entry.limits.allows($0) }) {
                     _ = Self.abort(&entry, with: CourierError.schemeNotAllowed(url), cancelling: false)
+                    next = nil
+                } else if let refusal = Redirects.insecureHop(
+                    from: task.currentRequest?.url ?? response.url, to: request.url,
+                    carriesBody: Redirects.carriesBody(request), limits: entry.limits)
+                {
+                    _ = Self.abort(&entry, with: refusal, cancelling: false)
                     next = nil
                 } else if entry.redirects > entry.limits.maxRedirects {
                     _ = Self.abort(&entry, with: URLError(.httpTooManyRedirects), cancelling: false)
@@ -330,6 +352,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         #endif
         default:
+            #if canImport(Security) && !canImport(FoundationNetworking)
+                // Server trust and client certificates by the host's policy, when there is one.
+                if let trust, answerTrustChallenge(challenge, task: task, trust: trust, completionHandler) {
+                    return
+                }
+            #endif
             // Server trust and client certificates: the system's own evaluation.
             DispatchQueue.global().async { completionHandler(.performDefaultHandling, nil) }
         }
@@ -372,6 +400,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if let failure = entry.failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
+            // A refused certificate: typed, with the host and the reason.
+            if let refused = CourierError.serverTrust(from: error, url: entry.request.url) { return .failure(refused) }
             return .failure(URLErrors.normalize(error))
         }
         guard let httpResponse else { return .failure(URLError(.badServerResponse)) }

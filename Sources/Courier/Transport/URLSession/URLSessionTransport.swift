@@ -37,10 +37,34 @@ public final class URLSessionTransport: Transport {
         return configuration
     }
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own session and the system's trust evaluation.
     /// - Parameter configuration: The session configuration. Default: ``defaultConfiguration()``.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
-        let router = SessionRouter()
+        let router = SessionRouter(trust: nil)
+        self.router = router
+        self.session = URLSession(
+            configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
+    }
+
+    /// Creates a transport with its own session and trust policies per host.
+    ///
+    /// On Apple platforms every part of a ``TrustPolicy`` is enforced, in the session delegate's
+    /// server-trust and client-certificate challenges; a client identity must be PKCS #12. On Linux
+    /// FoundationNetworking (libcurl) reads only the system's CA bundle and never asks its delegate
+    /// about server trust, so only ``TrustPolicy/system`` can be honoured there: anything else is
+    /// refused here, with the alternative named (see <doc:TLSAndTrust>).
+    ///
+    /// - Parameters:
+    ///   - configuration: The session configuration. Default: ``defaultConfiguration()``.
+    ///   - trust: The policies, by host.
+    /// - Throws: ``TrustConfigurationError`` for a setting this platform cannot enforce or a value
+    ///   that cannot be read.
+    public init(
+        configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration(), trust: TrustPolicies
+    ) throws(TrustConfigurationError) {
+        let resolved = try ResolvedTrustPolicies(trust)
+        for policy in resolved.all { try Self.checkSupported(policy) }
+        let router = SessionRouter(trust: resolved.all.allSatisfy(\.isSystem) ? nil : resolved)
         self.router = router
         self.session = URLSession(
             configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
@@ -66,7 +90,9 @@ public final class URLSessionTransport: Transport {
     /// (``CourierError/schemeNotAllowed(_:)`` otherwise, before anything is sent there). A 307 or
     /// 308 repeats the method and the body, as RFC 9110 requires (FoundationNetworking alone would
     /// send an empty body). A redirect to another origin (scheme, host or port) never carries
-    /// `Authorization`, `Proxy-Authorization` or `Cookie`.
+    /// `Authorization`, `Proxy-Authorization` or `Cookie`. A redirect from `https` to `http` is
+    /// refused (``CourierError/insecureRedirect(_:)``) unless ``Limits/allowsInsecureRedirects``,
+    /// and always when it would repeat a body.
     public func send(_ transfer: Transfer) async throws -> Response {
         try await followingRedirects(transfer, streaming: false)
     }
@@ -107,6 +133,12 @@ public final class URLSessionTransport: Transport {
             else { return response }
             // The redirect's own body is not wanted: its transfer ends here.
             response.body?.buffer.terminate()
+            if let refusal = Redirects.insecureHop(
+                from: from, to: target, carriesBody: Redirects.carriesBody(current.request, file: current.body.fileURL),
+                limits: current.limits)
+            {
+                throw refusal
+            }
             if hop == maxHops { throw URLError(.httpTooManyRedirects) }
             var next = current.request
             next.url = target

@@ -3,6 +3,7 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -31,13 +32,20 @@ import NIOHTTP1
 ///
 /// - Errors from the network are `URLError`s with the closest code (the AsyncHTTPClient or
 ///   SwiftNIO error under `NSUnderlyingErrorKey`); `URLSession`'s codes come from libcurl on
-///   Linux and are not always the same for the same fault.
+///   Linux and are not always the same for the same fault. A refused server certificate is
+///   ``Courier/CourierError/serverTrust(host:reason:underlying:)`` on both; to tell why, this
+///   transport makes one more handshake with the server (no request), since AsyncHTTPClient's
+///   error does not say.
+/// - ``Courier/Response/httpVersion`` says `HTTP/2` or `HTTP/1.1` (`URLSessionTransport` cannot).
 /// - A slow download waits for the disk without reading from the socket (real backpressure);
 ///   nothing else in the process waits with it.
 /// - A response cut off by the server ends with an error, but the body parts AsyncHTTPClient had
 ///   received and not yet handed over when the connection broke are lost (it discards them with
 ///   the error); `URLSessionTransport` hands over every byte before the error. A stream reader sees
 ///   what arrived in order, never invented, then the error.
+/// - Trust policies (``init(client:userAgent:trust:tlsConfiguration:)``): roots and client
+///   identities are enforced; pins and evaluators are refused when the transport is made, because
+///   AsyncHTTPClient 1.37 offers no hook before the request is sent.
 /// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
 ///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
 ///   (``Courier/TargetType/timeout``) work the same on both transports.
@@ -79,6 +87,9 @@ public struct AsyncHTTPClientTransport: Transport {
         return configuration
     }
 
+    /// The TLS configuration per host from the trust policies; `nil` for the system's evaluation.
+    private let trust: TrustConfigurations?
+
     /// Creates a transport.
     /// - Parameters:
     ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
@@ -86,6 +97,35 @@ public struct AsyncHTTPClientTransport: Transport {
     public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent) {
         self.client = client
         self.userAgent = userAgent
+        self.trust = nil
+    }
+
+    /// Creates a transport with trust policies per host.
+    ///
+    /// Roots (added to the system's or replacing them) and a client identity (PEM or PKCS #12)
+    /// are enforced by AsyncHTTPClient's TLS: each request to a host whose policy is not
+    /// ``Courier/TrustPolicy/system`` carries that policy's `TLSConfiguration` (made once, here,
+    /// from `tlsConfiguration`), and the client keeps a connection pool per host and policy. Hosts
+    /// with the system's policy use the client's own configuration. Pins and evaluators are
+    /// refused: AsyncHTTPClient 1.37 offers no way to look at the server's certificate before the
+    /// request is sent (see the TLS and Trust article in Courier's documentation).
+    ///
+    /// - Parameters:
+    ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
+    ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
+    ///   - trust: The policies, by host.
+    ///   - tlsConfiguration: What each policy's configuration starts from. Default:
+    ///     `TLSConfiguration.makeClientConfiguration()` (full verification, the system's roots).
+    /// - Throws: ``Courier/TrustConfigurationError`` for pins or an evaluator, or a value that
+    ///   cannot be read (a certificate, a key, a PKCS #12 password).
+    public init(
+        client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent,
+        trust: TrustPolicies, tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
+    ) throws(TrustConfigurationError) {
+        let configurations = try TrustConfigurations(trust, base: tlsConfiguration)
+        self.client = client
+        self.userAgent = userAgent
+        self.trust = configurations.isSystem ? nil : configurations
     }
 
     public func send(_ request: URLRequest) async throws -> Response {
@@ -125,6 +165,8 @@ public struct AsyncHTTPClientTransport: Transport {
             do {
                 response = try await client.execute(request, deadline: .distantFuture)
             } catch {
+                // A refused certificate: typed, with the host and the reason (see ServerTrust).
+                if let refusal = await ServerTrust.refusal(error, url: current.request.url) { throw refusal }
                 throw ErrorMapping.normalize(error)
             }
             let responseStart = current.elapsed?()
@@ -147,6 +189,9 @@ public struct AsyncHTTPClientTransport: Transport {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
+        if let trust, let url = transfer.request.url, url.scheme?.lowercased() == "https", let host = url.host {
+            request.tlsConfiguration = trust.configuration(forHost: host)
+        }
         var hasUserAgent = false
         var hasAcceptEncoding = false
         for (name, value) in transfer.request.allHTTPHeaderFields ?? [:] {

@@ -38,3 +38,35 @@ struct MyTransportConformance {
         try await check.run(on: MyTransport(), servers: #require(ConformanceServers.fromEnvironment))
     }
 }
+
+/// The README's trust sample (Transport: Trust) and the TLS and Trust article's, compiled as written.
+private func trustSection(privateCA: Data, clientChain: Data, clientKey: Data) throws {
+    let transport = try AsyncHTTPClientTransport(
+        trust: TrustPolicies(
+            hosts: [
+                "internal.example.com": TrustPolicy(
+                    roots: .only([.pem(privateCA)]),
+                    clientIdentity: .pem(certificateChain: clientChain, privateKey: clientKey))
+            ]))
+    _ = transport
+}
+
+private enum InternalAPI: TargetType {
+    case status
+    var baseURL: URL { URL(string: "https://internal.example.com")! }
+    var path: String { "status" }
+    var headers: [String: String] { [:] }
+}
+
+private func trustArticle(caURL: URL, p12: Data, password: String) throws {
+    let privateCA = try Data(contentsOf: caURL)
+    let transport = try AsyncHTTPClientTransport(
+        trust: TrustPolicies(
+            hosts: [
+                "internal.example.com": TrustPolicy(
+                    roots: .only([.pem(privateCA)]),
+                    clientIdentity: .pkcs12(p12, password: password))
+            ]))
+    let provider = Provider<InternalAPI>(transport: transport)
+    _ = provider
+}

@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import CourierTransportConformance
+import Foundation
+import NIOSSL
+import Testing
+
+/// `AsyncHTTPClientTransport` over HTTPS: the conformance suite's HTTPS checks against
+/// `scripts/test`'s TLS servers (nginx, HTTP/2 by ALPN), on a client that trusts the test CA
+/// through its `TLSConfiguration` (and nothing else: the system's roots are replaced).
+@Suite(.enabled(if: HTTPSClient.shared != nil, "needs scripts/test's TLS servers"))
+struct AsyncHTTPClientHTTPSConformanceTests {
+    @Test(arguments: TransportConformance.httpsChecks)
+    func conforms(_ check: TransportConformance.Check) async throws {
+        let client = try #require(HTTPSClient.shared)
+        try await check.run(
+            on: AsyncHTTPClientTransport(client: client), servers: #require(ConformanceServers.tlsFromEnvironment))
+    }
+}
+
+/// One client for the suite, made once and never shut down (as `AsyncHTTPClientTransport.sharedClient`).
+enum HTTPSClient {
+    static let shared: HTTPClient? = {
+        guard ConformanceServers.tlsFromEnvironment != nil, let authority = TLSTestServers.certificateAuthority else {
+            return nil
+        }
+        var configuration = AsyncHTTPClientTransport.clientConfiguration()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(authority)
+        configuration.tlsConfiguration = tls
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}
+
+/// What `AsyncHTTPClientTransport` negotiates and reports with `scripts/test`'s nginx.
+@Suite(.enabled(if: HTTPSClient.shared != nil, "needs scripts/test's TLS servers"))
+struct AsyncHTTPClientHTTPVersionTests {
+    struct Small: TargetType {
+        var baseURL: URL
+        var path: String { "small.json" }
+        var headers: [String: String] { [:] }
+        var marker: String
+        var task: HTTPTask { .parameters(["m": marker], encoding: .queryString) }
+    }
+
+    /// 64 requests at once to one host: how many connections nginx saw (distinct `$connection`).
+    static func connections(for provider: Provider<Small>) async throws -> (count: Int, protocols: Set<String>) {
+        let batch = UUID().uuidString
+        let base = try #require(TLSTestServers.url)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    try await provider.request(Small(baseURL: base, marker: "\(batch)-\(index)")).statusCode
+                }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        let lines = TLSTestServers.requests(containing: batch)
+        #expect(lines.count == 64)
+        let fields = lines.map { $0.split(separator: " ") }
+        return (
+            Set(fields.compactMap { $0.first }).count, Set(fields.compactMap { $0.dropFirst().first.map(String.init) })
+        )
+    }
+
+    @Test func http2IsNegotiatedAndReported() async throws {
+        let client = try #require(HTTPSClient.shared)
+        let marker = UUID().uuidString
+        let provider = Provider<Small>(transport: AsyncHTTPClientTransport(client: client))
+        let response = try await provider.request(Small(baseURL: try #require(TLSTestServers.url), marker: marker))
+        #expect(response.httpVersion == "HTTP/2")
+        #expect(response.metrics?.attempts.last?.transfer?.httpVersion == "HTTP/2")
+        let line = try #require(TLSTestServers.requests(containing: marker).first)
+        #expect(line.split(separator: " ").dropFirst().first == "HTTP/2.0", "\(line)")
+    }
+
+    @Test func concurrentRequestsShareConnections() async throws {
+        let client = try #require(HTTPSClient.shared)
+        let seen = try await Self.connections(for: Provider<Small>(transport: AsyncHTTPClientTransport(client: client)))
+        print("AsyncHTTPClient: 64 concurrent requests over \(seen.count) connections, \(seen.protocols)")
+        #expect(seen.protocols == ["HTTP/2.0"])
+        // One over HTTP/2 on this machine; two allows for a connection opened before ALPN answered.
+        #expect(seen.count <= 2)
+    }
+}
