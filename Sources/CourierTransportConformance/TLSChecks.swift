@@ -103,7 +103,8 @@ extension TransportConformance {
             #expect(lines.count == 64)
             let connections = Set(lines.compactMap { $0.split(separator: " ").first })
             #expect(connections.count < 64)
-            if seen == "HTTP/2.0" { #expect(connections.count <= 6, "\(connections.count) connections") }
+            // Over HTTP/2, a handful at most: a client may open several before ALPN answers.
+            if seen == "HTTP/2.0" { #expect(connections.count <= 8, "\(connections.count) connections") }
         },
     ]
 }

@@ -80,7 +80,8 @@ struct AsyncHTTPClientHTTPVersionTests {
         let seen = try await Self.connections(for: Provider<Small>(transport: AsyncHTTPClientTransport(client: client)))
         print("AsyncHTTPClient: 64 concurrent requests over \(seen.count) connections, \(seen.protocols)")
         #expect(seen.protocols == ["HTTP/2.0"])
-        // One over HTTP/2 on this machine; two allows for a connection opened before ALPN answered.
-        #expect(seen.count <= 2)
+        // One when the machine is idle; on a busy one the pool may open up to its HTTP/1.1 limit
+        // (8) before the first connection's ALPN answer says HTTP/2.
+        #expect(seen.count <= 8)
     }
 }
