@@ -351,7 +351,7 @@ extension Provider {
         do {
             let response: Response
             // Sample responses too, so a test catches what the network would refuse.
-            try RequestValidation.validateBody(of: request, limits: limits)
+            try RequestValidation.validateBody(of: request, task: endpoint.task, limits: limits)
             switch behavior {
             case .never:
                 // Checked here whatever the transport does; stubs are checked on their own path.
