@@ -81,7 +81,7 @@ extension Provider {
                 }
                 let begun = elapsed()
                 do {
-                    try await clock.sleep(for: delay)
+                    try await clock.sleep(for: delay.sleepable)
                     action = machine.waitEnded()
                 } catch {
                     action = machine.cancelled()
