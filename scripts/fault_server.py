@@ -10,6 +10,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /long-body               Content-Length 10, sends 25 bytes, closes
   /stall-headers           sends nothing for STALL seconds, closes
   /stall-body              headers and 10 of 100 bytes, stalls, closes
+  /refused-stall           503 with Content-Length 100, sends "busy", stalls, closes
   /reset                   resets the connection (RST) without answering
   /bad-status              a malformed status line
   /bad-headers             a header line without a colon
@@ -125,6 +126,9 @@ class Handler(socketserver.StreamRequestHandler):
             time.sleep(STALL)
         elif path == "/stall-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"z" * 10)
+            time.sleep(STALL)
+        elif path == "/refused-stall":
+            self.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100\r\n\r\nbusy")
             time.sleep(STALL)
         elif path == "/reset":
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

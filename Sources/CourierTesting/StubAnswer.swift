@@ -162,8 +162,16 @@ public struct StubAnswer: Sendable {
     /// - Parameters:
     ///   - events: The events.
     ///   - interval: The wait before each event. Default: none.
+    /// - Returns: The answer; an ``error(_:)`` with the `CourierError.invalidUse` of
+    ///   `ServerSentEvent.encoded()` when an event cannot be written as a stream.
     public static func events(_ events: [ServerSentEvent], interval: Duration = .zero) -> StubAnswer {
-        stream(events.map { $0.encoded() }, headers: ["Content-Type": "text/event-stream"], interval: interval)
+        do throws(CourierError) {
+            var chunks: [Data] = []
+            for event in events { chunks.append(try event.encoded()) }
+            return stream(chunks, headers: ["Content-Type": "text/event-stream"], interval: interval)
+        } catch {
+            return .error(error)
+        }
     }
 
     /// Whatever the closure makes of the request.

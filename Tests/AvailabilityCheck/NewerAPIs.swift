@@ -31,3 +31,17 @@ public func guarded(_ data: Data) -> String? {
     }
     return String(data: data, encoding: .utf8)
 }
+
+extension String {
+    static func strictUTF8(_ data: Data) -> String? {
+        Self(validating: data, as: UTF8.self)  // expect: String.init(validating:as:)
+    }
+}
+
+public func discarding() async {
+    await withDiscardingTaskGroup { _ in }  // expect: withDiscardingTaskGroup(returning:isolation:body:)
+}
+
+public func backDeployed() -> AsyncStream<Int> {
+    AsyncStream.makeStream(of: Int.self).stream
+}

@@ -67,6 +67,42 @@ import Testing
     }
 
     /// The descriptors of this process open on files in `folder` (unlinked ones included).
+    /// A process the app starts while a stream spills must not inherit the spill file: the
+    /// descriptor is close-on-exec, as every other file Courier opens (it was not, so a child kept
+    /// the unlinked backlog, response data, readable and on disk for as long as it ran).
+    @Test func theSpillFileIsNotInheritedByChildProcesses() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let buffer = BodyBuffer(limits: .default, spillDirectory: folder.url)
+        for _ in 0..<Self.chunksPerStream { buffer.write(Data(count: Self.chunk)) }
+        defer { buffer.terminate() }
+        let descriptors = descriptors(under: folder.url)
+        #expect(descriptors.count == 1)
+        for descriptor in descriptors {
+            #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)
+        }
+    }
+
+    private func descriptors(under folder: URL) -> [Int32] {
+        let prefix = folder.resolvingSymlinksInPath().path
+        #if os(Linux)
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return entries.compactMap { entry in
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")
+                return target?.hasPrefix(prefix) == true ? Int32(entry) : nil
+            }
+        #elseif canImport(Darwin)
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/fd")) ?? []
+            return entries.compactMap { Int32($0) }.filter { descriptor in
+                var path = [CChar](repeating: 0, count: Int(MAXPATHLEN))
+                guard fcntl(descriptor, F_GETPATH, &path) == 0 else { return false }
+                return String(cString: path).hasPrefix(prefix)
+            }
+        #else
+            return []
+        #endif
+    }
+
     private func openDescriptors(under folder: URL) -> Int {
         let prefix = folder.resolvingSymlinksInPath().path
         #if os(Linux)

@@ -53,6 +53,41 @@ import Testing
         #expect(transport.requests.first?.body == Data(#"{"query":{}}"#.utf8))
     }
 
+    /// A plugin that rewrites the method after the request was built.
+    struct Rewrite: Plugin {
+        let method: String
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+            var request = request
+            request.httpMethod = method
+            return request
+        }
+    }
+
+    /// The body of a file or multipart upload is not in the request, and a plugin's `prepare` can
+    /// turn its POST into a GET or HEAD: the check on the request that goes on the wire refuses
+    /// it, whatever the limits (it was sent before).
+    @Test(arguments: ["GET", "get", "HEAD", "TRACE"], [false, true])
+    func anUploadWhoseMethodAPluginTurnsIntoGETIsRefused(method: String, allowing: Bool) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-upload-\(UUID()).txt")
+        try Data("upload".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let form = MultipartFormData(parts: [.init(name: "log", fileURL: file)], memoryThreshold: 0)
+        for task in [HTTPTask.uploadFile(file), .uploadMultipart(form)] {
+            let transport = StubTransport()
+            transport.on({ _ in true }, .status(200))
+            let provider = Provider<Search>(
+                transport: transport, plugins: [Rewrite(method: method)],
+                limits: Limits(allowsBodyInGETAndHEAD: allowing))
+            await #expect {
+                try await provider.request(Search(method: .post, task: task))
+            } throws: { error in
+                guard case CourierError.requestMapping(let message) = error else { return false }
+                return message.contains("carries no body")
+            }
+            #expect(transport.requests.isEmpty)
+        }
+    }
+
     @Test func bodilessGETAndBodiesOnOtherMethodsAreUnaffected() async throws {
         let transport = StubTransport()
         transport.on({ _ in true }, .status(200))

@@ -72,6 +72,25 @@ import Testing
         #expect(negative.wait == .zero)
     }
 
+    /// A caller's zero floor, a server's `retry: 0` and no bound: the waits still grow to the
+    /// cap instead of staying at zero (they all were zero: a reconnection storm without end).
+    @Test(arguments: [Duration.zero, .nanoseconds(1), .seconds(-3)])
+    func aZeroFloorStillBacksOffToTheCap(floor: Duration) {
+        var machine = Reconnection(reconnectionTime: .zero, minimumWait: floor, maxReconnects: nil)
+        var waits: [Duration] = []
+        for _ in 0..<12 {
+            guard case .reconnect(let wait) = machine.connectionEnded(lasted: .zero, events: 0) else {
+                Issue.record("gave up without a bound")
+                return
+            }
+            waits.append(wait)
+        }
+        #expect(waits[0] == max(floor, .zero))
+        #expect(waits[1] >= .milliseconds(100))
+        #expect(zip(waits.dropFirst(), waits.dropFirst(2)).allSatisfy { $0 < $1 || $1 == .seconds(60) })
+        #expect(waits.last == .seconds(60))
+    }
+
     // MARK: Through a provider
 
     /// A server that answers `retry: 0` and closes at once, forever.

@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -195,5 +196,28 @@ struct HostileServerTests {
         #expect(open.isEmpty, "\(open.count) of 300 queued downloads hold an open file")
         #expect(folder.contents.isEmpty)
         #expect(temporaryFiles.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+    }
+
+    /// A refused status whose body stalls, over the real transport: the call ends on the stream's
+    /// idle timeout (on the provider's clock) with the status and what arrived, instead of waiting
+    /// for the server to close (STALL seconds here; for ever for a server that never does).
+    @Test func aRefusedStatusWhoseBodyStallsEndsOnTheIdleTimeout() async throws {
+        struct Refused: TargetType {
+            var baseURL: URL { FaultServer.baseURL ?? URL(string: "http://127.0.0.1:9")! }
+            var path: String { "refused-stall" }
+            var headers: [String: String] { [:] }
+            var validation: ValidationType { .successCodes }
+        }
+        let clock = TestClock()
+        let provider = Provider<Refused>(clock: clock)
+        let call = Task { try await provider.stream(Refused(), idleTimeout: .seconds(5)) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        await #expect {
+            try await call.value
+        } throws: { error in
+            guard case CourierError.statusCode(let response) = error else { return false }
+            return response.statusCode == 503 && String(decoding: response.data, as: UTF8.self) == "busy"
+        }
     }
 }

@@ -153,9 +153,51 @@ import Testing
         (.seconds(Int64.min), 0),
     ])
     func anyRetryEncodesWithinTheRangeTheParserReads(retry: Duration, milliseconds: Int64) throws {
-        let encoded = ServerSentEvent(data: "x", retry: retry).encoded()
+        let encoded = try ServerSentEvent(data: "x", retry: retry).encoded()
         #expect(String(decoding: encoded, as: UTF8.self) == "retry: \(milliseconds)\ndata: x\n\n")
         #expect(try Self.events([encoded]) == [ServerSentEvent(data: "x", retry: .milliseconds(milliseconds))])
+    }
+
+    /// An event stream has no escaping: a field that a line break would split is refused instead
+    /// of written as other fields or other events (an `id` with LF injected an event before).
+    @Test(arguments: [
+        ServerSentEvent(id: "1\ndata: injected\n", data: "x"),
+        ServerSentEvent(id: "1\rretry: 1", data: "x"),
+        ServerSentEvent(id: "a\u{0}b", data: "x"),
+        ServerSentEvent(id: "a\u{1B}b", data: "x"),
+        ServerSentEvent(event: "update\n\ndata: injected", data: "x"),
+        ServerSentEvent(event: "update\rid: 9", data: "x"),
+        ServerSentEvent(data: "a\r\rdata: injected"),
+        ServerSentEvent(data: "line\r\nline"),
+    ])
+    func anEventThatALineBreakWouldSplitIsRefused(event: ServerSentEvent) {
+        #expect {
+            try event.encoded()
+        } throws: { error in
+            guard case CourierError.invalidUse = error else { return false }
+            return true
+        }
+    }
+
+    /// What can be written parses back to exactly that event: tab, other control characters
+    /// where the parser keeps them, NUL in the data, Unicode line separators, leading spaces.
+    @Test(arguments: [
+        ServerSentEvent(id: "a\tb", event: "t\u{1}y\u{0}pe", data: "a\u{0}b\u{2028}c\u{85}d"),
+        ServerSentEvent(id: "  spaced", event: " spaced", data: " \n\n "),
+        ServerSentEvent(id: "日本", event: "✓", data: String(repeating: "z", count: 200)),
+    ])
+    func whatIsWrittenParsesBackToOneEqualEvent(event: ServerSentEvent) throws {
+        #expect(try Self.events([event.encoded()]) == [event])
+    }
+
+    /// A stub of events that cannot be written fails with the typed error when it is used.
+    @Test func sampleEventsThatCannotBeWrittenFailWithTheTypedError() {
+        guard case .networkError(let error) = SampleResponse.events([ServerSentEvent(id: "\n", data: "x")]),
+            case CourierError.invalidUse = error
+        else {
+            Issue.record("the sample was accepted")
+            return
+        }
     }
 
     @Test func jsonDataDecodes() throws {

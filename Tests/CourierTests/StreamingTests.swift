@@ -145,6 +145,44 @@ struct StreamTarget: TargetType {
         #expect(transport.stopped(0))
     }
 
+    /// A refused status whose body stalls: its start is read within the stream's idle timeout
+    /// (before, the call waited for the server to close, whatever `idleTimeout` said; an event
+    /// source with an idle timeout hung on a `503` that never finished its body).
+    @Test(.timeLimit(.minutes(1)))
+    func aRefusedStatusWhoseBodyStallsEndsOnTheIdleTimeout() async throws {
+        let clock = TestClock()
+        let transport = ScriptedStreamTransport([.init(status: 503, chunks: ["busy"], finished: false)])
+        let provider = Provider<StreamTarget>(transport: transport, clock: clock)
+        let call = Task { try await provider.stream(StreamTarget(), idleTimeout: .seconds(5)) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        await #expect {
+            try await call.value
+        } throws: { error in
+            guard case CourierError.statusCode(let response) = error else { return false }
+            return response.statusCode == 503 && String(decoding: response.data, as: UTF8.self) == "busy"
+        }
+        #expect(transport.stopped(0))
+    }
+
+    /// ... and within the attempt's deadline, which covered only the head before.
+    @Test(.timeLimit(.minutes(1)))
+    func aRefusedStatusWhoseBodyStallsEndsOnTheDeadline() async throws {
+        let clock = TestClock()
+        let transport = ScriptedStreamTransport([.init(status: 503, chunks: ["busy"], finished: false)])
+        let provider = Provider<StreamTarget>(transport: transport, clock: clock, timeout: .seconds(5))
+        let call = Task { try await provider.stream(StreamTarget()) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        await #expect {
+            try await call.value
+        } throws: { error in
+            guard case CourierError.timedOut = error else { return false }
+            return true
+        }
+        #expect(transport.stopped(0))
+    }
+
     @Test func retriesHappenBeforeTheHeadIsHandedOver() async throws {
         let transport = ScriptedStreamTransport([
             .init(status: 503, chunks: ["busy"]), .init(status: 200, chunks: ["data: ok\n\n"]),

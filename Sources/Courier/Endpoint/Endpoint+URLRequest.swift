@@ -157,9 +157,17 @@ enum RequestValidation {
     }
 
     /// Throws ``CourierError/requestMapping(_:)`` for a `GET` or `HEAD` request that carries a body
-    /// unless the limits allow it (``Limits/allowsBodyInGETAndHEAD``). (File and multipart uploads
-    /// with those methods are refused when the request is built, whatever the limits.)
-    static func validateBody(of request: URLRequest, limits: Limits) throws(CourierError) {
+    /// unless the limits allow it (``Limits/allowsBodyInGETAndHEAD``). File and multipart uploads
+    /// (`task`, whose body is not in the request) with those methods or `TRACE` are refused
+    /// whatever the limits, as when the request is built: here also when a plugin or the signing
+    /// changed the method since.
+    static func validateBody(of request: URLRequest, task: HTTPTask, limits: Limits) throws(CourierError) {
+        let wireMethod = HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased())
+        switch task {
+        case .uploadFile: try Endpoint.requireBody(for: wireMethod, what: "a file upload")
+        case .uploadMultipart: try Endpoint.requireBody(for: wireMethod, what: "a multipart upload")
+        default: break
+        }
         guard !limits.allowsBodyInGETAndHEAD, request.httpBodyStream != nil || !(request.httpBody?.isEmpty ?? true),
             let method = request.httpMethod?.uppercased(), method == "GET" || method == "HEAD"
         else { return }

@@ -48,7 +48,7 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
     }
 
     func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
-        let instant = clock.now.advanced(by: duration)
+        let instant = clock.now.advanced(by: duration.sleepable)
         let (id, startSleeper) = state.withLock { state -> (UInt64, Bool) in
             state.nextID += 1
             let id = state.nextID

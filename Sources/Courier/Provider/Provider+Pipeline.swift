@@ -13,15 +13,18 @@ extension Provider {
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
     nonisolated func perform(
-        _ target: Target, progress: ProgressReporter? = nil, streaming: Bool = false, headers: [String: String] = [:]
+        _ target: Target, progress: ProgressReporter? = nil, streaming: Bool = false, headers: [String: String] = [:],
+        idleTimeout: Duration? = nil
     ) async -> Result<Response, CourierError> {
         guard let callTimeout = target.callTimeout ?? callTimeout else {
-            return await performStages(target, progress: progress, streaming: streaming, headers: headers)
+            return await performStages(
+                target, progress: progress, streaming: streaming, headers: headers, idleTimeout: idleTimeout)
         }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
         let stages: @Sendable () async -> Result<Response, CourierError> = {
-            await self.performStages(target, progress: progress, streaming: streaming, headers: headers)
+            await self.performStages(
+                target, progress: progress, streaming: streaming, headers: headers, idleTimeout: idleTimeout)
         }
         // A streamed head that arrives as the deadline passes: its transfer ends here.
         return await Deadline.run(
@@ -31,7 +34,8 @@ extension Provider {
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
     private nonisolated func performStages(
-        _ target: Target, progress: ProgressReporter?, streaming: Bool, headers: [String: String]
+        _ target: Target, progress: ProgressReporter?, streaming: Bool, headers: [String: String],
+        idleTimeout: Duration?
     ) async -> Result<Response, CourierError> {
         var call = CallRecord(
             id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
@@ -59,6 +63,7 @@ extension Provider {
                 }
                 action = await self.attempt(
                     request, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
+                    idleTimeout: idleTimeout,
                     signed: &signed, machine: &machine, call: &call)
                 attempted = true
             case .refresh:
@@ -81,7 +86,7 @@ extension Provider {
                 }
                 let begun = elapsed()
                 do {
-                    try await clock.sleep(for: delay)
+                    try await clock.sleep(for: delay.sleepable)
                     action = machine.waitEnded()
                 } catch {
                     action = machine.cancelled()
@@ -128,6 +133,7 @@ extension Provider {
     @inline(__always)
     private nonisolated func attempt(
         _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool,
+        idleTimeout: Duration?,
         signed: inout SignedRequest?, machine: inout CallStateMachine, call: inout CallRecord
     ) async -> CallStateMachine.Action {
         var outgoing = request
@@ -151,7 +157,8 @@ extension Provider {
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
         var (result, exchanged) = await send(
-            outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming)
+            outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
+            idleTimeout: idleTimeout)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -231,7 +238,8 @@ extension Provider {
     /// saves a download.
     @inline(__always)
     private nonisolated func send(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool
+        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool,
+        idleTimeout: Duration?
     ) async -> (Result<Response, CourierError>, Exchanged) {
         let policy = target.deduplication ?? deduplication
         let limits = target.limits ?? limits
@@ -255,9 +263,19 @@ extension Provider {
         }
         if streaming {
             // A stream is never shared with other callers and goes to no file; the deadline covers
-            // the head. A refused status is answered with the start of its body.
-            let result = await exchangeWithin(download: nil, progress: nil, streaming: true)
-            return (await Self.collectingRefusedBody(Self.validate(result, for: target), limits: limits), exchanged)
+            // the head. A refused status is answered with the start of its body, read within the
+            // same deadline and the stream's idle timeout: a server that stalls that body cannot
+            // hold the call.
+            let timer = deadlines
+            let refused: @Sendable () async -> Result<Response, CourierError> = {
+                let result = await self.exchange(
+                    request, endpoint: endpoint, behavior: behavior, target: target, limits: limits, download: nil,
+                    progress: nil, streaming: true)
+                return await Self.collectingRefusedBody(
+                    Self.validate(result, for: target), limits: limits, idleTimeout: idleTimeout, timer: timer)
+            }
+            guard let deadline else { return (await refused(), exchanged) }
+            return (await within(deadline, refused), exchanged)
         }
         guard let destination = endpoint.task.downloadDestination else {
             let result: Result<Response, CourierError>
@@ -318,9 +336,10 @@ extension Provider {
     /// A streamed response whose status was refused: its body is read up to
     /// ``Limits/maxErrorBodyBytes`` into the error's response, and the transfer ends.
     private static func collectingRefusedBody(
-        _ result: Result<Response, CourierError>, limits: Limits
+        _ result: Result<Response, CourierError>, limits: Limits, idleTimeout: Duration?, timer: any DeadlineScheduling
     ) async -> Result<Response, CourierError> {
         guard case .failure(.statusCode(let head)) = result, let body = head.body else { return result }
+        if let idleTimeout { body.buffer.setIdleTimeout(idleTimeout, timer: timer) }
         let limit = max(0, limits.maxErrorBodyBytes)
         var data = Data()
         var iterator = body.makeAsyncIterator()
@@ -352,7 +371,7 @@ extension Provider {
         do {
             let response: Response
             // Sample responses too, so a test catches what the network would refuse.
-            try RequestValidation.validateBody(of: request, limits: limits)
+            try RequestValidation.validateBody(of: request, task: endpoint.task, limits: limits)
             switch behavior {
             case .never:
                 // Checked here whatever the transport does; stubs are checked on their own path.

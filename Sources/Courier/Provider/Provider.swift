@@ -218,8 +218,10 @@ public actor Provider<Target: TargetType> {
     /// reader left early, or the error that ended it. Streams are never shared with identical
     /// requests (de-duplication does not apply) and a download destination is ignored.
     ///
-    /// Deadlines: the target's (or provider's) `timeout` covers each attempt up to the head, and
-    /// `callTimeout` the whole call up to the head; `idleTimeout` fails the body with
+    /// Deadlines: the target's (or provider's) `timeout` covers each attempt up to the head (for a
+    /// refused status, up to the start of its body that the error keeps), and
+    /// `callTimeout` the whole call up to the head; `idleTimeout` also bounds each wait for that
+    /// start of a refused body, and fails the body with
     /// ``CourierError/timedOut(_:)`` when its reader waits that long for the next chunk, and
     /// `totalTimeout` when the body has not ended that long after the head. All run on the
     /// provider's clock.
@@ -239,7 +241,7 @@ public actor Provider<Target: TargetType> {
     nonisolated func stream(
         _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil, headers: [String: String]
     ) async throws(CourierError) -> ResponseStream {
-        var head = try await perform(target, streaming: true, headers: headers).get()
+        var head = try await perform(target, streaming: true, headers: headers, idleTimeout: idleTimeout).get()
         // A plugin's `process` may answer with a response of its own: its data is the body then.
         let body = head.body ?? ResponseBody(head.data)
         head.body = nil

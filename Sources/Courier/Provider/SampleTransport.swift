@@ -20,7 +20,7 @@ struct SampleTransport: Transport {
     /// (a stubbed request is the pipeline's own cost, so it takes no extra hops).
     func send(_ transfer: Transfer) async throws -> Response {
         if let delay {
-            do { try await clock.sleep(for: delay) } catch { throw CourierError.cancelled }
+            do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
         }
         guard case .inRequest = transfer.body else {
             return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample()) }
@@ -60,7 +60,7 @@ struct SampleTransport: Transport {
             return try await streamBuffered(transfer)
         }
         if let delay {
-            do { try await clock.sleep(for: delay) } catch { throw CourierError.cancelled }
+            do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
         }
         let request = transfer.request
         let httpResponse = request.url.flatMap {
@@ -94,7 +94,7 @@ package enum ChunkedAnswer {
         let task = Task {
             for chunk in chunks {
                 if interval > .zero {
-                    do { try await clock.sleep(for: interval) } catch { return }
+                    do { try await clock.sleep(for: interval.sleepable) } catch { return }
                 }
                 guard writer.write(chunk) else { return }
             }
@@ -104,7 +104,7 @@ package enum ChunkedAnswer {
             case .fail(let error):
                 writer.finish(throwing: error)
             case .stall(let duration):
-                do { try await clock.sleep(for: duration) } catch { return }
+                do { try await clock.sleep(for: duration.sleepable) } catch { return }
                 writer.finish(throwing: URLError(.timedOut))
             }
         }

@@ -404,7 +404,7 @@ final class BodyBuffer: Sendable {
     /// Opens a new temporary file and unlinks it at once: only the descriptor refers to it.
     private static func openSpillFile(in directory: URL) throws(CourierError) -> Int32 {
         let path = directory.appendingPathComponent("courier-stream-\(UUID().uuidString).spill").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw CourierError(CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]))
         }

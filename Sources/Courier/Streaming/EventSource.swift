@@ -99,7 +99,7 @@ public struct EventSource<Target: TargetType>: AsyncSequence, Sendable {
                 if events == nil {
                     if let wait {
                         do {
-                            try await source.provider.clock.sleep(for: wait)
+                            try await source.provider.clock.sleep(for: wait.sleepable)
                         } catch {
                             return try end(.cancelled)
                         }

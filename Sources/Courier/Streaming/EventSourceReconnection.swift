@@ -16,6 +16,10 @@ struct EventSourceReconnection: Sendable, Hashable {
     static let longLivedConnectionTime: Duration = .seconds(300)
     /// The most the back-off grows the wait to (a longer reconnection time is still waited).
     static let maximumWait: Duration = .seconds(60)
+    /// The least a doubled wait is: a wait of zero (or a few nanoseconds) doubles to next to
+    /// nothing, so without it a zero floor and `retry: 0` reconnected without waiting, for ever
+    /// when there is no `maxReconnects`.
+    static let minimumBackoff: Duration = .milliseconds(100)
 
     enum Action: Sendable, Hashable {
         /// Reconnect after this wait.
@@ -57,7 +61,8 @@ struct EventSourceReconnection: Sendable, Hashable {
     }
 
     /// The wait before the next connection: the reconnection time, at least the floor, doubled
-    /// for each failed connection in a row after the first, within ``maximumWait``.
+    /// (to at least ``minimumBackoff``) for each failed connection in a row after the first, within
+    /// ``maximumWait``.
     var wait: Duration {
         let base = max(reconnectionTime, minimumWait)
         let cap = max(Self.maximumWait, base)
@@ -65,7 +70,7 @@ struct EventSourceReconnection: Sendable, Hashable {
         var doublings = failures - 1
         while doublings > 0, wait < cap {
             // `wait < cap` and `cap` is at most what a stream can ask for, so this never overflows.
-            wait = min(wait * 2, cap)
+            wait = min(max(wait * 2, Self.minimumBackoff), cap)
             doublings -= 1
         }
         return wait

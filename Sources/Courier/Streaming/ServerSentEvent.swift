@@ -27,8 +27,22 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// `retry` is written in whole milliseconds, as the field counts them, clamped to what a stream
     /// can say and Courier reads back: a negative duration as `0`, one longer than `Int64.max`
     /// milliseconds (about 292 million years) as `Int64.max`.
+    ///
+    /// An event stream has no escaping: a line break ends a field, so an `id` or `event` with CR or
+    /// LF, or `data` with CR, would be read back as other fields or other events. Such an event is
+    /// refused, as is an `id` with a control character other than tab, which the parser ignores.
     /// - Returns: The UTF-8 bytes.
-    public func encoded() -> Data {
+    /// - Throws: ``CourierError/invalidUse(_:)`` naming the field that cannot be written.
+    public func encoded() throws(CourierError) -> Data {
+        if let id, !id.utf8.allSatisfy(ServerSentEventParser.isAllowedInID) {
+            throw .invalidUse("a ServerSentEvent id cannot contain CR, LF, NUL or another control character but tab")
+        }
+        if event.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) {
+            throw .invalidUse("a ServerSentEvent event type cannot contain CR or LF")
+        }
+        if data.utf8.contains(UInt8(ascii: "\r")) {
+            throw .invalidUse("a ServerSentEvent's data cannot contain CR (an event stream reads it as a line break)")
+        }
         var text = ""
         if let id { text += "id: \(id)\n" }
         if event != "message" { text += "event: \(event)\n" }
@@ -126,7 +140,7 @@ struct ServerSentEventParser: Sendable {
             // character: it could not go back in a `Last-Event-ID` header (a field value has no
             // control character but tab), and keeping it would end the event source at the next
             // reconnection.
-            if value.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) {
+            if value.allSatisfy(Self.isAllowedInID) {
                 lastEventID = String(decoding: value, as: UTF8.self)
             }
         case "retry":
@@ -140,6 +154,11 @@ struct ServerSentEventParser: Sendable {
             break
         }
         return nil
+    }
+
+    /// Whether an `id` may hold `byte`: tab, or anything but a control character.
+    static func isAllowedInID(_ byte: UInt8) -> Bool {
+        byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
     }
 
     /// A blank line: the event so far, if it has data; the buffers start again either way.

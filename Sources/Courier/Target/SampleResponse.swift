@@ -22,10 +22,17 @@ public enum SampleResponse: Sendable {
     /// - Parameters:
     ///   - events: The events.
     ///   - interval: The wait before each event. Default: none.
-    /// - Returns: A ``stream(statusCode:headers:chunks:interval:)`` sample.
+    /// - Returns: A ``stream(statusCode:headers:chunks:interval:)`` sample; a ``networkError(_:)``
+    ///   with the ``CourierError/invalidUse(_:)`` of ``ServerSentEvent/encoded()`` when an event
+    ///   cannot be written as a stream.
     public static func events(_ events: [ServerSentEvent], interval: Duration = .zero) -> SampleResponse {
-        .stream(
-            statusCode: 200, headers: ["Content-Type": "text/event-stream"], chunks: events.map { $0.encoded() },
-            interval: interval)
+        do throws(CourierError) {
+            var chunks: [Data] = []
+            for event in events { chunks.append(try event.encoded()) }
+            return .stream(
+                statusCode: 200, headers: ["Content-Type": "text/event-stream"], chunks: chunks, interval: interval)
+        } catch {
+            return .networkError(error)
+        }
     }
 }

@@ -48,7 +48,7 @@ package enum FileBody {
             throw .unreadable(url, reason: String(cString: strerror(errno)))
         }
         if info.st_size == 0 {
-            let descriptor = open(url.path, O_RDONLY | O_NONBLOCK)
+            let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
             guard descriptor >= 0 else { throw .unreadable(url, reason: String(cString: strerror(errno))) }
             defer { close(descriptor) }
             var byte: UInt8 = 0
