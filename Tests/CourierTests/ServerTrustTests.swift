@@ -106,8 +106,12 @@ struct ServerTrustTests {
 /// `URLSessionTransport` over HTTPS: the conformance suite's HTTPS checks against `scripts/test`'s
 /// TLS servers (nginx, HTTP/2 by ALPN). FoundationNetworking trusts only the system's bundle, so
 /// these run where `scripts/test` could add the test CA to it for this process (root, `unshare
-/// --mount`); elsewhere they are skipped, and `scripts/test` says why.
+/// --mount`); elsewhere they are skipped, and `scripts/test` says why. One check at a time:
+/// FoundationNetworking runs every session's TLS handshakes on one work queue, and task creation
+/// waits for that queue, so forty handshakes at once (slow under ThreadSanitizer) held up the
+/// cooperative threads of the whole test process for seconds.
 @Suite(
+    .serialized,
     .enabled(
         if: ConformanceServers.tlsFromEnvironment != nil && TLSTestServers.systemTrustsTestCA,
         "needs scripts/test's TLS servers with the test CA in this process's system bundle"))
@@ -166,7 +170,11 @@ struct URLSessionHTTPVersionTests {
     }
 
     @Test func concurrentRequestsShareConnections() async throws {
-        let seen = try await Self.connections(for: Provider<Small>(transport: URLSessionTransport()))
+        let provider = Provider<Small>(transport: URLSessionTransport())
+        // One request first, so the 64 meet an open HTTP/2 connection instead of starting up to six
+        // TLS handshakes at once on FoundationNetworking's one work queue (see above).
+        _ = try await provider.request(Small(baseURL: try #require(TLSTestServers.url), marker: UUID().uuidString))
+        let seen = try await Self.connections(for: provider)
         print("URLSession: 64 concurrent requests over \(seen.count) connections, \(seen.protocols)")
         #expect(seen.protocols == ["HTTP/2.0"])
         // One when the machine is idle; on a busy one libcurl opens up to its per-host limit (6)
