@@ -217,92 +217,100 @@ import Testing
         var testDescription: String { name }
     }
 
-    static let corpus: [Shape] = [
-        Shape(
-            name: "OAuth password grant", method: .post, path: "oauth/token",
-            headers: [
-                "Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic Y2xpZW50OnNlY3JldA==",
-            ],
-            body: Data(
-                "grant_type=password&username=ada&password=Hunter2-PW&client_id=app&client_secret=CS-7d1f9".utf8),
-            responseBody: Data(
-                #"{"access_token":"AT-2YotnFZFEjr1zCsicMWpAA","token_type":"Bearer","expires_in":3600,"refresh_token":"RT-tGzv3JOkF0XG5Qx2TlKWIA","id_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"}"#
-                    .utf8),
-            secrets: [
-                "Y2xpZW50OnNlY3JldA", "Hunter2-PW", "CS-7d1f9", "AT-2YotnFZFEjr1zCsicMWpAA",
-                "RT-tGzv3JOkF0XG5Qx2TlKWIA",
-                "eyJhbGciOiJSUzI1NiJ9",
-            ]),
-        Shape(
-            name: "AWS presigned URL", path: "bucket/report.pdf",
-            query: [
-                "X-Amz-Algorithm": "AWS4-HMAC-SHA256", "X-Amz-Credential": "AKIAIOSFODNN7EXAMPLE/20261125/us-east-1/s3",
-                "X-Amz-Date": "20261125T000000Z", "X-Amz-Expires": "900", "X-Amz-SignedHeaders": "host",
-                "X-Amz-Security-Token": "FQoGZXIvYXdzEXAMPLEtoken",
-                "X-Amz-Signature": "aeeed9bbccd4d02ee5c0109b86d86835",
-            ],
-            headers: ["X-Amz-Security-Token": "FQoGZXIvYXdzEXAMPLEtoken"],
-            secrets: ["AKIAIOSFODNN7EXAMPLE", "FQoGZXIvYXdzEXAMPLEtoken", "aeeed9bbccd4d02ee5c0109b86d86835"]),
-        Shape(
-            name: "GitHub and GitLab tokens", path: "projects",
-            query: ["private_token": "glpat-QUERYxxxxxxxxxxxxxx", "auth_token": "AUTHTOKEN-q1"],
-            headers: [
-                "Authorization": "token ghp_16C7e42F292c6912E7710c838347Ae178B4a",
-                "Private-Token": "glpat-HEADERxxxxxxxxxxxxx",
-                "X-Gitlab-Token": "GLHOOK-1",
-            ],
-            secrets: [
-                "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "glpat-HEADERxxxxxxxxxxxxx", "glpat-QUERYxxxxxxxxxxxxxx",
-                "AUTHTOKEN-q1", "GLHOOK-1",
-            ]),
-        Shape(
-            name: "JWT and camelCase JSON", method: .post, path: "session", query: ["jwt": "eyJQUERY.eyJx.sig1"],
-            headers: ["Content-Type": "application/json", "X-API-Key": "XAPIKEY-1", "X-Auth-Token": "XAUTH-1"],
-            body: Data(
-                #"{"user":{"login":"ada","password":"PW-json-1"},"apiKey":"APIKEY-json","clientSecret":"CS-json","secret":"SECRET-json"}"#
-                    .utf8),
-            responseBody: Data(
-                #"{"session":{"accessToken":"AT-camel","refreshToken":"RT-camel","idToken":"IDT-camel","token":"TOK-plain"}}"#
-                    .utf8),
-            secrets: [
-                "eyJQUERY", "XAPIKEY-1", "XAUTH-1", "PW-json-1", "APIKEY-json", "CS-json", "SECRET-json", "AT-camel",
-                "RT-camel", "IDT-camel", "TOK-plain",
-            ]),
-        Shape(
-            name: "API-key headers",
-            headers: [
-                "Api-Key": "APIKEY-h1", "X-Goog-Api-Key": "GOOG-h1", "X-Vault-Token": "hvs.VAULT-h1",
-                "Ocp-Apim-Subscription-Key": "OCP-h1", "Cookie": "sid=COOKIE-h1",
-            ],
-            responseHeaders: ["Content-Type": "application/json", "Set-Cookie": "sid=SETCOOKIE-h1; HttpOnly"],
-            secrets: ["APIKEY-h1", "GOOG-h1", "VAULT-h1", "OCP-h1", "COOKIE-h1", "SETCOOKIE-h1"]),
-        Shape(
-            name: "bracketed form parameters", path: "users",
-            query: ["user": ["name": "ada", "password": "BRACKET-pw"]],
-            secrets: ["BRACKET-pw"]),
-        Shape(
-            name: "SSE feed with tokens", path: "events",
-            responseHeaders: ["Content-Type": "text/event-stream"],
-            responseBody: Data(
-                "event: session\ndata: {\"token\":\"SSE-tok-1\"}\n\nid: 2\ndata: {\"user\":{\"accessToken\":\"SSE-tok-2\"}}\n\n"
-                    .utf8),
-            secrets: ["SSE-tok-1", "SSE-tok-2"]),
-        Shape(
-            name: "multipart with a password field", method: .post, path: "signup",
-            headers: ["Content-Type": "multipart/form-data; boundary=b0und"],
-            body: Data(
-                ("--b0und\r\nContent-Disposition: form-data; name=\"login\"\r\n\r\nada\r\n"
-                    + "--b0und\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nMULTI-pw\r\n--b0und--\r\n")
-                    .utf8),
-            secrets: ["MULTI-pw"]),
-        Shape(
-            name: "URL-valued response headers", path: "authorize", status: 200,
-            responseHeaders: [
-                "Location": "https://app.example.com/cb?code=LOC-code&state=s1#access_token=FRAG-tok&token_type=bearer",
-                "Content-Location": "https://ada:USERINFO-pw@files.example.com/x?sig=SIG-loc",
-            ],
-            secrets: ["LOC-code", "FRAG-tok", "USERINFO-pw", "SIG-loc"]),
-    ]
+    // Computed, not a `static let`: LeakSanitizer reports the `Data` a lazily initialized global
+    // holds at exit as leaked.
+    static var corpus: [Shape] {
+        [
+            Shape(
+                name: "OAuth password grant", method: .post, path: "oauth/token",
+                headers: [
+                    "Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic Y2xpZW50OnNlY3JldA==",
+                ],
+                body: Data(
+                    "grant_type=password&username=ada&password=Hunter2-PW&client_id=app&client_secret=CS-7d1f9".utf8),
+                responseBody: Data(
+                    #"{"access_token":"AT-2YotnFZFEjr1zCsicMWpAA","token_type":"Bearer","expires_in":3600,"refresh_token":"RT-tGzv3JOkF0XG5Qx2TlKWIA","id_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"}"#
+                        .utf8),
+                secrets: [
+                    "Y2xpZW50OnNlY3JldA", "Hunter2-PW", "CS-7d1f9", "AT-2YotnFZFEjr1zCsicMWpAA",
+                    "RT-tGzv3JOkF0XG5Qx2TlKWIA",
+                    "eyJhbGciOiJSUzI1NiJ9",
+                ]),
+            Shape(
+                name: "AWS presigned URL", path: "bucket/report.pdf",
+                query: [
+                    "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
+                    "X-Amz-Credential": "AKIAIOSFODNN7EXAMPLE/20261125/us-east-1/s3",
+                    "X-Amz-Date": "20261125T000000Z", "X-Amz-Expires": "900", "X-Amz-SignedHeaders": "host",
+                    "X-Amz-Security-Token": "FQoGZXIvYXdzEXAMPLEtoken",
+                    "X-Amz-Signature": "aeeed9bbccd4d02ee5c0109b86d86835",
+                ],
+                headers: ["X-Amz-Security-Token": "FQoGZXIvYXdzEXAMPLEtoken"],
+                secrets: ["AKIAIOSFODNN7EXAMPLE", "FQoGZXIvYXdzEXAMPLEtoken", "aeeed9bbccd4d02ee5c0109b86d86835"]),
+            Shape(
+                name: "GitHub and GitLab tokens", path: "projects",
+                query: ["private_token": "glpat-QUERYxxxxxxxxxxxxxx", "auth_token": "AUTHTOKEN-q1"],
+                headers: [
+                    "Authorization": "token ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+                    "Private-Token": "glpat-HEADERxxxxxxxxxxxxx",
+                    "X-Gitlab-Token": "GLHOOK-1",
+                ],
+                secrets: [
+                    "ghp_16C7e42F292c6912E7710c838347Ae178B4a", "glpat-HEADERxxxxxxxxxxxxx",
+                    "glpat-QUERYxxxxxxxxxxxxxx",
+                    "AUTHTOKEN-q1", "GLHOOK-1",
+                ]),
+            Shape(
+                name: "JWT and camelCase JSON", method: .post, path: "session", query: ["jwt": "eyJQUERY.eyJx.sig1"],
+                headers: ["Content-Type": "application/json", "X-API-Key": "XAPIKEY-1", "X-Auth-Token": "XAUTH-1"],
+                body: Data(
+                    #"{"user":{"login":"ada","password":"PW-json-1"},"apiKey":"APIKEY-json","clientSecret":"CS-json","secret":"SECRET-json"}"#
+                        .utf8),
+                responseBody: Data(
+                    #"{"session":{"accessToken":"AT-camel","refreshToken":"RT-camel","idToken":"IDT-camel","token":"TOK-plain"}}"#
+                        .utf8),
+                secrets: [
+                    "eyJQUERY", "XAPIKEY-1", "XAUTH-1", "PW-json-1", "APIKEY-json", "CS-json", "SECRET-json",
+                    "AT-camel",
+                    "RT-camel", "IDT-camel", "TOK-plain",
+                ]),
+            Shape(
+                name: "API-key headers",
+                headers: [
+                    "Api-Key": "APIKEY-h1", "X-Goog-Api-Key": "GOOG-h1", "X-Vault-Token": "hvs.VAULT-h1",
+                    "Ocp-Apim-Subscription-Key": "OCP-h1", "Cookie": "sid=COOKIE-h1",
+                ],
+                responseHeaders: ["Content-Type": "application/json", "Set-Cookie": "sid=SETCOOKIE-h1; HttpOnly"],
+                secrets: ["APIKEY-h1", "GOOG-h1", "VAULT-h1", "OCP-h1", "COOKIE-h1", "SETCOOKIE-h1"]),
+            Shape(
+                name: "bracketed form parameters", path: "users",
+                query: ["user": ["name": "ada", "password": "BRACKET-pw"]],
+                secrets: ["BRACKET-pw"]),
+            Shape(
+                name: "SSE feed with tokens", path: "events",
+                responseHeaders: ["Content-Type": "text/event-stream"],
+                responseBody: Data(
+                    "event: session\ndata: {\"token\":\"SSE-tok-1\"}\n\nid: 2\ndata: {\"user\":{\"accessToken\":\"SSE-tok-2\"}}\n\n"
+                        .utf8),
+                secrets: ["SSE-tok-1", "SSE-tok-2"]),
+            Shape(
+                name: "multipart with a password field", method: .post, path: "signup",
+                headers: ["Content-Type": "multipart/form-data; boundary=b0und"],
+                body: Data(
+                    ("--b0und\r\nContent-Disposition: form-data; name=\"login\"\r\n\r\nada\r\n"
+                        + "--b0und\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nMULTI-pw\r\n--b0und--\r\n")
+                        .utf8),
+                secrets: ["MULTI-pw"]),
+            Shape(
+                name: "URL-valued response headers", path: "authorize", status: 200,
+                responseHeaders: [
+                    "Location":
+                        "https://app.example.com/cb?code=LOC-code&state=s1#access_token=FRAG-tok&token_type=bearer",
+                    "Content-Location": "https://ada:USERINFO-pw@files.example.com/x?sig=SIG-loc",
+                ],
+                secrets: ["LOC-code", "FRAG-tok", "USERINFO-pw", "SIG-loc"]),
+        ]
+    }
 
     @Test(arguments: corpus)
     func secretsNeverReachTheLogOrTheFixture(shape: Shape) async throws {
