@@ -312,7 +312,7 @@ final class BodyBuffer: Sendable {
     private func readSpilled(_ descriptor: Int32, at offset: Int64, length: Int) async -> Result<Data, any Error> {
         let read = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<Data, any Error>, Never>) in
-            DispatchQueue.global(qos: .utility).async { [self] in
+            BlockingIO.thread { [self] in
                 let read = Result { try Self.read(descriptor, at: offset, length: length) }
                 finishRead(length: (try? read.get()) == nil ? 0 : length)
                 continuation.resume(returning: read)

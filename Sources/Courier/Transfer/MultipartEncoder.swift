@@ -246,6 +246,15 @@ enum MultipartEncoder {
 /// threads. A cancelled caller is answered at once with `CancellationError`, even while the work
 /// is still blocked; the work sees `isCancelled()` return `true` and its result is dropped.
 package enum BlockingIO {
+    /// Runs `work` on a thread of its own. Not `DispatchQueue.global()`: on Linux, Swift's
+    /// cooperative pool runs on those same global queues, whose threads are as many as the cores,
+    /// so work that blocks there (a FIFO read, a lock, a slow disk) holds up every task of the
+    /// process. A queue made for the call targets the overcommitting root queue, which starts a
+    /// thread when the others are busy.
+    package static func thread(_ work: @escaping @Sendable () -> Void) {
+        DispatchQueue(label: "Courier.BlockingIO").async(execute: work)
+    }
+
     package static func run<T: Sendable>(
         _ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T
     ) async throws -> T {
@@ -257,7 +266,7 @@ package enum BlockingIO {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                DispatchQueue.global(qos: .utility).async {
+                BlockingIO.thread {
                     call.finish(Result { try work { call.isCancelled } })
                 }
             }
