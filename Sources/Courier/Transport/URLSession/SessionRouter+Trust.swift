@@ -27,7 +27,7 @@
                 }
                 let credential = CredentialBox(credential: URLCredential(trust: serverTrust))
                 guard let evaluator = policy.evaluator else {
-                    answers.async { completionHandler(.useCredential, credential.credential) }
+                    DispatchQueue.global().async { completionHandler(.useCredential, credential.credential) }
                     return true
                 }
                 let evaluation = TrustEvaluation(host: host, certificates: chain)
@@ -50,7 +50,7 @@
                 let credential = CredentialBox(
                     credential: URLCredential(
                         identity: secIdentity, certificates: Array(chain.dropFirst()), persistence: .forSession))
-                answers.async { completionHandler(.useCredential, credential.credential) }
+                DispatchQueue.global().async { completionHandler(.useCredential, credential.credential) }
                 return true
             default:
                 return false
@@ -64,7 +64,7 @@
         ) {
             fail(task, with: error)
             // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
-            answers.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         }
     }
 

@@ -54,11 +54,6 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// Where every `URLSessionTask.cancel()` of this session is made, one at a time, each only if
     /// the task's end has not been delivered yet (see ``cancelTask(_:)``).
     private let cancels = DispatchQueue(label: "Courier.SessionRouter.cancel")
-    /// Where the answers to FoundationNetworking's redirect and challenge questions are given, off
-    /// the delegate queue (the session's own, see InlineDelegateQueue). A queue of the router's,
-    /// not `DispatchQueue.global()`: on Linux Swift's cooperative pool shares those global queues'
-    /// few threads, and an answer queued behind blocked work there left requests hanging.
-    let answers = DispatchQueue(label: "Courier.SessionRouter.answers")
 
     /// Called by a request's task once resumed. FoundationNetworking may resume the continuation
     /// on its own thread before the awaiting task has even suspended; the runtime then carries on
@@ -335,7 +330,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
             }
         }
-        answers.async { [next] in completionHandler(next) }
+        DispatchQueue.global().async { [next] in completionHandler(next) }
     }
 
     func urlSession(
@@ -354,7 +349,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 // response (refusing would cancel the request there).
                 entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
                 // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
-                answers.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+                DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
         #endif
         default:
             #if canImport(Security) && !canImport(FoundationNetworking)
@@ -364,7 +359,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
             #endif
             // Server trust and client certificates: the system's own evaluation.
-            answers.async { completionHandler(.performDefaultHandling, nil) }
+            DispatchQueue.global().async { completionHandler(.performDefaultHandling, nil) }
         }
     }
 
