@@ -1,4 +1,5 @@
-// The README's samples, as written there.
+// The README's samples, as written there (scripts/readme-snippets checks it), and the DocC
+// articles' samples that came from the README. A line ending in `// scaffolding` is not shown.
 import Courier
 import Foundation
 
@@ -41,14 +42,14 @@ struct User: Decodable {
     var id: Int
 }
 
-func quickStart() async throws {
+func quickStart() async throws {  // scaffolding
     let provider = Provider<GitHub>()
     let user = try await provider.request(.user("octocat")).map(User.self)
-    _ = user
+    _ = user  // scaffolding
 
     do {
         let response = try await provider.request(.createIssue(repo: "me/app", NewIssue(title: "Bug")))
-        _ = response
+        _ = response  // scaffolding
     } catch {
         // error is CourierError
         if case .statusCode(let response) = error { print(response.statusCode) }
