@@ -22,7 +22,7 @@ enum FaultOutcome: Sendable, CustomStringConvertible {
 
     /// The URLError code a malformed response ends in. FoundationNetworking reports libcurl's
     /// codes (probed against the fault server); Apple's URLSession has its own, documented but not
-    /// yet run here (no macOS CI yet, see README "Platforms").
+    /// yet run here (no macOS CI yet, see the Platforms article).
     static func malformed(libcurl: URLError.Code, apple: URLError.Code) -> FaultOutcome {
         #if canImport(FoundationNetworking)
             .urlError(libcurl)

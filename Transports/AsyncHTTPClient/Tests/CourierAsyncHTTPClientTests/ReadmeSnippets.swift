@@ -1,5 +1,5 @@
-// The README's samples that need this package, compiled as written (the rest are compiled in
-// Examples/Sources/DocSnippets).
+// The README's and the DocC articles' samples that need this package, compiled as written (the rest
+// are compiled in Examples/Sources/DocSnippets; scripts/readme-snippets looks in both).
 import Courier
 import CourierAsyncHTTPClient
 import CourierTransportConformance
@@ -22,7 +22,7 @@ private func transportSection() {
     _ = provider
 }
 
-/// Stands in for "your transport" in the README's conformance sample.
+/// Stands in for "your transport" in the conformance catalog's sample.
 private struct MyTransport: Transport {
     func send(_ request: URLRequest) async throws -> Response {
         try await AsyncHTTPClientTransport().send(request)
@@ -31,7 +31,7 @@ private struct MyTransport: Transport {
 
 @Suite(
     .enabled(if: ConformanceServers.fromEnvironment != nil, "needs scripts/test's servers"),
-    .disabled("compiled only: the README's sample, with a stand-in transport that buffers everything"))
+    .disabled("compiled only: the documentation's sample, with a stand-in transport that buffers everything"))
 struct MyTransportConformance {
     @Test(arguments: TransportConformance.checks)
     func conforms(_ check: TransportConformance.Check) async throws {
@@ -39,7 +39,7 @@ struct MyTransportConformance {
     }
 }
 
-/// The README's trust sample (Transport: Trust) and the TLS and Trust article's, compiled as written.
+/// The former README trust sample (a PEM identity) and the TLS and Trust article's, compiled as written.
 private func trustSection(privateCA: Data, clientChain: Data, clientKey: Data) throws {
     let transport = try AsyncHTTPClientTransport(
         trust: TrustPolicies(
