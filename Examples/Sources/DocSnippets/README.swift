@@ -59,7 +59,7 @@ func quickStart() async throws {  // scaffolding
 
 struct GitHubError: Decodable, Error, Sendable { var message: String }
 
-func apiErrors() async {
+func apiErrors() async {  // scaffolding
     let github = Provider<GitHub>(errorBody: .json(GitHubError.self))
     do {
         _ = try await github.request(.createIssue(repo: "me/app", NewIssue(title: "")))
@@ -134,7 +134,7 @@ enum Files: TargetType {
     }
 }
 
-func progress(_ provider: Provider<Files>) async throws {
+func progress(_ provider: Provider<Files>) async throws {  // scaffolding
     for try await event in provider.requestWithProgress(.download(id: 7, to: downloads)) {
         if let fraction = event.fraction { print("\(Int(fraction * 100))%") }
         if let response = event.response { print("saved to", response.fileURL!.path) }
@@ -143,7 +143,7 @@ func progress(_ provider: Provider<Files>) async throws {
 
 // MARK: Cancellation and de-duplication
 
-func cancellation(_ provider: Provider<GitHub>) async {
+func cancellation(_ provider: Provider<GitHub>) async {  // scaffolding
     let task = Task { try await provider.request(.user("octocat")) }
     task.cancel()
     do { _ = try await task.value } catch let error as CourierError where error.isCancellation {} catch {}
@@ -160,7 +160,7 @@ struct Signer: Plugin {
     }
 }
 
-func builtInPlugins() {
+func builtInPlugins() {  // scaffolding
     let activity = NetworkActivityPlugin()
     let provider = Provider<GitHub>(plugins: [
         .logger(.verbose),  // through a closure; stderr by default
@@ -168,15 +168,15 @@ func builtInPlugins() {
         .credentials { _ in ("user", "secret") },  // HTTP Basic, sent up front
         activity,  // began/ended + AsyncStream of counts
     ])
-    _ = provider
+    _ = provider  // scaffolding
 }
 
 // MARK: Retries and credential refresh
 
-func retries() {
+func retries() {  // scaffolding
     let provider = Provider<GitHub>(retryPolicy: .default)
     let careful = RetryPolicy(maxAttempts: 5, baseDelay: .seconds(1), maxDelay: .seconds(20))
-    _ = (provider, careful)
+    _ = (provider, careful)  // scaffolding
 }
 
 struct OAuth: Authenticator {
@@ -188,10 +188,10 @@ struct OAuth: Authenticator {
     // requiresRefresh(_:) defaults to status 401
 }
 
-func refresh() {
+func refresh() {  // scaffolding
     let auth = Authentication(OAuth(client: client), credential: saved)  // share it between providers
     let provider = Provider<GitHub>(authentication: auth)
-    _ = provider
+    _ = provider  // scaffolding
 }
 
 // MARK: Streaming responses and Server-Sent Events
@@ -222,7 +222,7 @@ enum Chat: TargetType {
     }
 }
 
-func streamingSample(_ provider: Provider<Chat>, prompt: String) async throws {
+func streamingSample(_ provider: Provider<Chat>, prompt: String) async throws {  // scaffolding
     let stream = try await provider.stream(.completion(prompt), idleTimeout: .seconds(30))
     print(stream.statusCode)
     for try await event in stream.events {  // ServerSentEvent: id, event, data, retry
