@@ -33,6 +33,14 @@ public actor DiskCacheStorage: CacheStorage {
 
     /// The bytes and files written since the folder was last counted; `nil` before the first count.
     private var estimate: (bytes: Int, files: Int)?
+    /// The last modification time this storage gave a file: each use gets a later one, so the
+    /// least recently used is known even when the file system's clock is coarser than the uses.
+    private var lastStamp: Double = 0
+
+    private func nextStamp() -> Double {
+        lastStamp = max(Date().timeIntervalSince1970, lastStamp + 0.000_001)
+        return lastStamp
+    }
 
     static let suffix = ".courier-cache"
     static let temporaryPrefix = ".courier-cache-"
@@ -72,7 +80,8 @@ public actor DiskCacheStorage: CacheStorage {
     public func response(forKey key: String) async -> CachedResponse? {
         let file = path + "/" + Self.fileName(for: key)
         let maxSize = CacheEntryCodec.maxFileSize(limits)
-        let read = try? await BlockingIO.run { _ in Self.readFile(file, maxSize: maxSize, key: key) }
+        let stamp = nextStamp()
+        let read = try? await BlockingIO.run { _ in Self.readFile(file, maxSize: maxSize, key: key, stamp: stamp) }
         guard let read else { return nil }
         switch read {
         case .found(let response): return response
@@ -92,8 +101,9 @@ public actor DiskCacheStorage: CacheStorage {
             _ = try? await BlockingIO.run { _ in Self.removeRegularFile(file) }
             return
         }
-        let folder = path
-        let written = (try? await BlockingIO.run { _ in Self.writeAtomically(data, to: file, in: folder) }) ?? false
+        let (folder, stamp) = (path, nextStamp())
+        let written =
+            (try? await BlockingIO.run { _ in Self.writeAtomically(data, to: file, in: folder, stamp: stamp) }) ?? false
         guard written else { return }
         // The first write counts the folder: it may hold files from an earlier run.
         let unknown = self.estimate == nil
@@ -142,7 +152,7 @@ public actor DiskCacheStorage: CacheStorage {
         case corrupt
     }
 
-    static func readFile(_ file: String, maxSize: Int, key: String) -> ReadResult {
+    static func readFile(_ file: String, maxSize: Int, key: String, stamp: Double) -> ReadResult {
         // O_NOFOLLOW: a link is not followed; O_NONBLOCK: a FIFO planted here cannot block the open.
         let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return .absent }
@@ -165,15 +175,16 @@ public actor DiskCacheStorage: CacheStorage {
         }
         guard complete, let response = CacheEntryCodec.decode(data, key: key) else { return .corrupt }
         // Least recently used is read off the modification time: a read makes it recent.
-        _ = futimens(descriptor, nil)
+        touch(descriptor, stamp)
         return .found(response)
     }
 
-    static func writeAtomically(_ data: Data, to file: String, in folder: String) -> Bool {
+    static func writeAtomically(_ data: Data, to file: String, in folder: String, stamp: Double) -> Bool {
         let temporary = folder + "/" + temporaryPrefix + UUID().uuidString
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
         let written = FileIO.writeAll(data, to: descriptor)
+        touch(descriptor, stamp)
         close(descriptor)
         // rename replaces the name itself: a link planted under that name is replaced, not followed.
         guard written, rename(temporary, file) == 0 else {
@@ -181,6 +192,14 @@ public actor DiskCacheStorage: CacheStorage {
             return false
         }
         return true
+    }
+
+    /// Sets the file's access and modification times to `stamp` (seconds since 1970).
+    private static func touch(_ descriptor: Int32, _ stamp: Double) {
+        let seconds = stamp.rounded(.down)
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((stamp - seconds) * 1e9))
+        let times = [time, time]
+        _ = times.withUnsafeBufferPointer { futimens(descriptor, $0.baseAddress) }
     }
 
     @discardableResult

@@ -80,8 +80,9 @@ extension HTTPCache {
                     body: response.data, requestTime: requestTime, responseTime: responseTime,
                     varyDigests: CacheRules.varyDigests(names: names, request: request))
                 await storage.store(entry, forKey: key)
-            } else if response.statusCode != 304, stored != nil || policy.mode == .networkOnly {
-                // A full answer that may not be stored replaces what was: the old one is outdated.
+            } else if (200..<300).contains(response.statusCode), stored != nil || policy.mode == .networkOnly {
+                // A successful answer that may not be stored (`no-store`) makes the stored one
+                // outdated. An error status leaves it for a later revalidation.
                 await storage.removeResponse(forKey: key)
             }
             return response
