@@ -279,4 +279,27 @@ import Testing
         }
         #expect(transport.requests.count == 2)
     }
+
+    @Test func replayWorksWithACacheInFront() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-replay-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fixture = folder.appendingPathComponent("cached.har")
+        let network = StubTransport()
+            .on({ _ in true }, .data(Data("recorded".utf8), headers: ["Cache-Control": "max-age=600"]))
+        let recorder = Provider<Item>(
+            transport: ReplayTransport(fixture: fixture, mode: .record, upstream: network), cache: HTTPCache())
+        _ = try await recorder.request(Item())
+        #expect(try await recorder.request(Item()).cacheStatus == .hit)
+        #expect(network.requests.count == 1)
+        let offline = StubTransport(unmatched: .throwError)
+        let player = Provider<Item>(
+            transport: ReplayTransport(fixture: fixture, mode: .replay, upstream: offline), cache: HTTPCache())
+        let replayed = try await player.request(Item())
+        #expect(replayed.cacheStatus == .network)
+        #expect(String(decoding: replayed.data, as: UTF8.self) == "recorded")
+        #expect(try await player.request(Item()).cacheStatus == .hit)
+        #expect(offline.requests.isEmpty)
+    }
 }
