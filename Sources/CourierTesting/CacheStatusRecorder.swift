@@ -1,8 +1,8 @@
 import Courier
 import Foundation
 
-/// A plugin that records where each call's response came from (``Courier/CacheStatus``), for
-/// tests that check an ``Courier/HTTPCache`` through code that does not hand back the `Response`.
+/// A plugin that records where each call's response came from (`CacheStatus`), for
+/// tests that check an `HTTPCache` through code that does not hand back the `Response`.
 ///
 /// ```swift
 /// let recorder = CacheStatusRecorder()
@@ -44,7 +44,7 @@ extension Result where Success == Response, Failure == CourierError {
 
 extension TestClock {
     /// A wall clock that starts at `start` and moves only when this clock advances: give it to
-    /// ``Courier/HTTPCache/init(storage:heuristicFreshnessCap:now:)`` so freshness and ages follow
+    /// `HTTPCache(storage:heuristicFreshnessCap:now:)` so freshness and ages follow
     /// the test clock.
     /// - Parameter start: The date at the clock's current instant. Default: 2026-01-01 00:00:00 UTC.
     /// - Returns: The `now` closure.

@@ -20,7 +20,7 @@ import Foundation
 /// `206`, a download or a streamed response; and only with explicit freshness (`max-age`,
 /// `Expires`, `public`, `private`) or a status that is cacheable by default (200, 203, 204, 300,
 /// 301, 308, 404, 405, 410, 414, 501). `Set-Cookie` and hop-by-hop fields are not kept.
-/// See the Caching article for the whole set of rules.
+/// See the Caching Responses article for the whole set of rules.
 public struct HTTPCache: Sendable {
     /// Where responses are kept.
     public let storage: any CacheStorage
