@@ -270,7 +270,7 @@ import Testing
         clock.advance(by: .seconds(1))
         #expect(try await first.value.cacheStatus == .network)
         clock.advance(by: .seconds(20))
-        let callers = (0..<8).map { _ in Task { try await provider.request(Item()) } }
+        let callers = (0..<64).map { _ in Task { try await provider.request(Item()) } }
         await clock.waitForSleepers(1)
         clock.advance(by: .seconds(1))
         for caller in callers {
@@ -301,5 +301,37 @@ import Testing
         #expect(String(decoding: replayed.data, as: UTF8.self) == "recorded")
         #expect(try await player.request(Item()).cacheStatus == .hit)
         #expect(offline.requests.isEmpty)
+    }
+
+    @Test func hostileCacheHeadersAreBoundedAndStoreNothingTheyShouldNot() async throws {
+        let answers: [(String, StubAnswer)] = [
+            ("contradictory", .data(Data("a".utf8), headers: ["Cache-Control": "max-age=60, no-store"])),
+            ("vary star", .data(Data("b".utf8), headers: ["Cache-Control": "max-age=60", "Vary": "*"])),
+            (
+                "huge header",
+                .data(
+                    Data("c".utf8),
+                    headers: ["Cache-Control": "max-age=60", "X-Big": String(repeating: "x", count: 100_000)])
+            ),
+            ("huge body", .data(Data(count: 9 << 20), headers: ["Cache-Control": "max-age=60"])),
+            (
+                "malformed", .data(Data("d".utf8), headers: ["Cache-Control": "max-age=, =, ,,,", "Expires": "soon"])
+            ),
+            (
+                "many directives",
+                .data(
+                    Data("e".utf8),
+                    headers: ["Cache-Control": Array(repeating: "x=1", count: 50_000).joined(separator: ",")])
+            ),
+        ]
+        for (name, answer) in answers {
+            let storage = MemoryCacheStorage()
+            let provider = Provider<Item>(
+                transport: StubTransport().on({ _ in true }, answer), cache: HTTPCache(storage: storage))
+            _ = try await provider.request(Item())
+            #expect(try await provider.request(Item()).cacheStatus == .network, "\(name)")
+            // A malformed `max-age` is stored (within the limits) but stale at once.
+            if name != "malformed" { #expect(await storage.count == 0, "\(name)") }
+        }
     }
 }

@@ -86,7 +86,7 @@ public struct TransferMetrics: Sendable, Hashable {
     /// The HTTP version used (``Response/httpVersion``), when the transport reports it.
     public var httpVersion: String?
     /// Where the response came from when the provider has an ``HTTPCache`` (``Response/cacheStatus``).
-    public var cacheStatus: CacheStatus = .network
+    public var cacheStatus: CacheStatus = .network  // HTTP cache (issue 26)
 
     /// Creates transfer metrics.
     public init(
