@@ -334,4 +334,43 @@ import Testing
             if name != "malformed" { #expect(await storage.count == 0, "\(name)") }
         }
     }
+
+    struct Bearer: Authenticator {
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ credential: String) async throws -> String { "fresh" }
+    }
+
+    @Test func aRevalidationRefusedWith401RefreshesTheCredential() async throws {
+        let clock = TestClock()
+        let transport = StubTransport()
+            .on(
+                { _ in true },
+                .handler { request in
+                    let url = request.url!
+                    let authorization = request.value(forHTTPHeaderField: "Authorization")
+                    if request.value(forHTTPHeaderField: "If-None-Match") == nil {
+                        return Response(
+                            statusCode: 200, data: Data("v1".utf8), request: request, url: url,
+                            headerFields: [("Cache-Control", "private, max-age=10"), ("ETag", "\"1\"")])
+                    }
+                    let status = authorization == "Bearer fresh" ? 304 : 401
+                    return Response(statusCode: status, data: Data(), request: request, url: url, headerFields: [])
+                })
+        let provider = Provider<Item>(
+            transport: transport, clock: clock, authentication: Authentication(Bearer(), credential: "old"),
+            cache: HTTPCache(now: clock.wallClock()))
+        let target = Item(cachePolicy: CachePolicy.protocolRules.storingAuthorizedResponses())
+        #expect(try await provider.request(target).cacheStatus == .network)
+        clock.advance(by: .seconds(20))
+        let response = try await provider.request(target)
+        #expect(response.cacheStatus == .revalidated)
+        #expect(String(decoding: response.data, as: UTF8.self) == "v1")
+        #expect(response.metrics?.refreshes == 1)
+        #expect(
+            transport.requests.map { $0.request.value(forHTTPHeaderField: "Authorization") } == [
+                "Bearer old", "Bearer old", "Bearer fresh",
+            ])
+    }
 }
