@@ -277,7 +277,9 @@ public struct NetworkLoggerPlugin: Plugin {
         let url =
             configuration.options.contains(.url)
             ? " " + ((response.request?.url ?? response.response?.url).map(describe) ?? "") : ""
-        return "← \(response.statusCode)\(url) (\(response.data.count) bytes)"
+        // HTTP cache (issue 26): where a response came from, unless the network.
+        let origin = response.cacheStatus == .network ? "" : " [\(response.cacheStatus)]"
+        return "← \(response.statusCode)\(url) (\(response.data.count) bytes)\(origin)"
     }
 
     /// The URL with its user info and secret query values redacted.

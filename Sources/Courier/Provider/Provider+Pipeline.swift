@@ -376,9 +376,14 @@ extension Provider {
             case .never:
                 // Checked here whatever the transport does; stubs are checked on their own path.
                 try RequestValidation.validateDestination(request.url, limits: limits)
-                response = try await Self.transfer(
-                    request, task: endpoint.task, target: target.pluginTarget, over: transport, limits: limits,
-                    download: download, progress: progress, elapsed: elapsed, isSample: false, streaming: streaming)
+                // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer as before.
+                let bypass = download != nil || streaming  // HTTP cache (issue 26)
+                response = try await HTTPCache.exchange(cache, request, policy: target.cachePolicy, bypass: bypass) {
+                    request in
+                    try await Self.transfer(
+                        request, task: endpoint.task, target: target.pluginTarget, over: transport, limits: limits,
+                        download: download, progress: progress, elapsed: elapsed, isSample: false, streaming: streaming)
+                }  // HTTP cache (issue 26)
             case .immediate:
                 response = try await Self.transfer(
                     request, task: endpoint.task, target: target.pluginTarget,

@@ -66,6 +66,8 @@ public actor Provider<Target: TargetType> {
     /// Signs requests and refreshes the credential when the server refuses it (an
     /// ``Authentication``).
     nonisolated let authentication: (any RequestAuthentication)?
+    /// The HTTP cache, if any (``HTTPCache``); each target's ``TargetType/cachePolicy`` says how it is used.
+    public nonisolated let cache: HTTPCache?  // HTTP cache (issue 26)
 
     /// Requests in flight that others may join, by their prepared request. Only the actor touches
     /// it: joining, completing and leaving are each one step on the actor, so no caller can slip
@@ -100,6 +102,7 @@ public actor Provider<Target: TargetType> {
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
+    ///   - cache: An HTTP cache (``HTTPCache``). Default: `nil` (none).
     public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
@@ -112,12 +115,14 @@ public actor Provider<Target: TargetType> {
         limits: Limits = .default,
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
-        errorBody: ErrorBody? = nil
+        errorBody: ErrorBody? = nil,
+        cache: HTTPCache? = nil  // HTTP cache (issue 26)
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
-            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody, signer: nil)
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody, signer: nil,
+            cache: cache)  // HTTP cache (issue 26)
     }
 
     /// Creates a provider whose requests are signed by `authentication`, which refreshes the
@@ -141,6 +146,7 @@ public actor Provider<Target: TargetType> {
     ///   - authentication: Signs requests with a shared credential and refreshes it when refused
     ///     (``Authentication``); `nil`: requests are sent unsigned, as with the initializer without
     ///     it (so an optional authentication needs no unwrapping).
+    ///   - cache: An HTTP cache (``HTTPCache``). Default: `nil` (none).
     public init<A: Authenticator>(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
@@ -154,13 +160,14 @@ public actor Provider<Target: TargetType> {
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
         errorBody: ErrorBody? = nil,
-        authentication: Authentication<A>?
+        authentication: Authentication<A>?,
+        cache: HTTPCache? = nil  // HTTP cache (issue 26)
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody,
-            signer: authentication)
+            signer: authentication, cache: cache)  // HTTP cache (issue 26)
     }
 
     private init(
@@ -168,7 +175,7 @@ public actor Provider<Target: TargetType> {
         stubClosure: @escaping StubClosure, transport: any Transport, plugins: [any Plugin],
         clock: any Clock<Duration>, timeout: Duration?, callTimeout: Duration?, limits: Limits,
         deduplication: Deduplication, retryPolicy: RetryPolicy, errorBody: ErrorBody?,
-        signer: (any RequestAuthentication)?
+        signer: (any RequestAuthentication)?, cache: HTTPCache?  // HTTP cache (issue 26)
     ) {
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
@@ -185,6 +192,7 @@ public actor Provider<Target: TargetType> {
         self.retryPolicy = retryPolicy
         self.errorBody = errorBody
         self.authentication = signer
+        self.cache = cache  // HTTP cache (issue 26)
     }
 
     /// Sends the request for `target` and returns its response.
@@ -293,7 +301,7 @@ extension Provider {
     /// Renamed ``RequestClosure`` (Moya's name).
     @available(*, unavailable, renamed: "RequestClosure")
     public typealias RequestMapping = RequestClosure
-    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:)``
+    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:cache:)``
     /// (Moya's labels).
     @available(
         *, unavailable,
@@ -320,7 +328,7 @@ extension Provider {
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody)
     }
 
-    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:authentication:)``
+    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:authentication:cache:)``
     /// (Moya's labels).
     @available(
         *, unavailable,

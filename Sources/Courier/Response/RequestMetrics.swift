@@ -85,6 +85,8 @@ public struct TransferMetrics: Sendable, Hashable {
     public var responseStart: Duration?
     /// The HTTP version used (``Response/httpVersion``), when the transport reports it.
     public var httpVersion: String?
+    /// Where the response came from when the provider has an ``HTTPCache`` (``Response/cacheStatus``).
+    public var cacheStatus: CacheStatus = .network  // HTTP cache (issue 26)
 
     /// Creates transfer metrics.
     public init(

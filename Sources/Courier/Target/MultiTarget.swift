@@ -41,6 +41,7 @@ public enum MultiTarget: TargetType {
     public var limits: Limits? { target.limits }
     public var deduplication: Deduplication? { target.deduplication }
     public var retryPolicy: RetryPolicy? { target.retryPolicy }
+    public var cachePolicy: CachePolicy { target.cachePolicy }  // HTTP cache (issue 26)
 }
 
 extension TargetType {

@@ -76,6 +76,10 @@ public protocol TargetType: Sendable {
     /// When failed requests for this target are sent again, overriding the provider's policy.
     /// Default: `nil` (use the provider's).
     var retryPolicy: RetryPolicy? { get }
+
+    /// How requests for this target use the provider's ``HTTPCache`` (``CachePolicy``); without a
+    /// cache on the provider it changes nothing. Default: ``CachePolicy/protocolRules``.
+    var cachePolicy: CachePolicy { get }  // HTTP cache (issue 26)
 }
 
 extension TargetType {
@@ -91,4 +95,5 @@ extension TargetType {
     public var limits: Limits? { nil }
     public var deduplication: Deduplication? { nil }
     public var retryPolicy: RetryPolicy? { nil }
+    public var cachePolicy: CachePolicy { .protocolRules }  // HTTP cache (issue 26)
 }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The `Cache-Control` directives the cache acts on (RFC 9111 §5.2), parsed from one header value.
+/// Unknown directives are ignored; a malformed number makes its directive count as absent, except
+/// `max-age`, which then counts as `0` (stale at once), the safe reading.
+struct CacheControl: Sendable, Hashable {
+    var noStore = false
+    var noCache = false
+    var mustRevalidate = false
+    var isPrivate = false
+    var isPublic = false
+    var maxAge: Int?
+    /// Parsed but never used: Courier is a private cache, and `s-maxage` is for shared ones.
+    var sharedMaxAge: Int?
+    var staleIfError: Int?
+    var onlyIfCached = false
+
+    /// The most directives one header is read for: a hostile header cannot make parsing unbounded.
+    static let maxDirectives = 64
+
+    init(_ value: String?) {
+        guard let value else { return }
+        for part in value.split(separator: ",").prefix(Self.maxDirectives) {
+            let pieces = part.split(separator: "=", maxSplits: 1)
+            let name = pieces.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+            let argument = pieces.count > 1 ? Self.unquoted(pieces[1]) : nil
+            switch name {
+            case "no-store": noStore = true
+            // `no-cache="field"` is read as plain `no-cache`: always revalidate, the strictest reading.
+            case "no-cache": noCache = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "private": isPrivate = true
+            case "public": isPublic = true
+            case "max-age": maxAge = argument.flatMap(Self.deltaSeconds) ?? 0
+            case "s-maxage": sharedMaxAge = argument.flatMap(Self.deltaSeconds)
+            case "stale-if-error": staleIfError = argument.flatMap(Self.deltaSeconds)
+            case "only-if-cached": onlyIfCached = true
+            default: continue
+            }
+        }
+    }
+
+    private static func unquoted(_ text: Substring) -> String {
+        var value = text.trimmingCharacters(in: .whitespaces)
+        if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+            value = String(value.dropFirst().dropLast())
+        }
+        return value
+    }
+
+    /// The largest delta-seconds kept: larger values mean "for ever" (RFC 9111 §1.2.2).
+    static let maxDeltaSeconds = 2_147_483_648
+
+    /// A non-negative decimal (RFC 9111 §1.2.2); too large a value is capped, anything else is `nil`.
+    static func deltaSeconds(_ text: String) -> Int? {
+        let digits = text.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        // Leading zeros and very long numbers: only the value matters, capped.
+        var value = 0
+        for byte in digits.utf8 {
+            value = value * 10 + Int(byte - 0x30)
+            if value >= maxDeltaSeconds { return maxDeltaSeconds }
+        }
+        return value
+    }
+}

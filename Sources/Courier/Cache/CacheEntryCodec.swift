@@ -1,0 +1,90 @@
+import Foundation
+
+/// The file format of ``DiskCacheStorage``: a magic tag, the lengths, the head as JSON, the body,
+/// and a 64-bit FNV-1a checksum of head and body. A file that is short, long, altered or not for
+/// the key it was read for decodes to `nil`.
+enum CacheEntryCodec {
+    private static let magic = Data("CRCACHE1".utf8)
+    private static let prefixLength = 8 + 4 + 8
+    private static let checksumLength = 8
+
+    private struct Head: Codable {
+        var url: String
+        var status: Int
+        var headers: [String: String]
+        var requestTime: Double
+        var responseTime: Double
+        var vary: [String: String]
+    }
+
+    /// The largest file read back for these limits: anything larger is not a file Courier wrote.
+    static func maxFileSize(_ limits: CacheLimits) -> Int {
+        // JSON may escape a header byte into up to six.
+        let head = 6 * limits.maxHeaderBytes + 4 * 1_024
+        return prefixLength + head + limits.maxEntryBytes + checksumLength
+    }
+
+    static func encode(_ response: CachedResponse) -> Data? {
+        let head = Head(
+            url: response.url.absoluteString, status: response.statusCode, headers: response.headers,
+            requestTime: response.requestTime.timeIntervalSince1970,
+            responseTime: response.responseTime.timeIntervalSince1970, vary: response.varyDigests)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        guard let json = try? encoder.encode(head), json.count <= Int(UInt32.max) else { return nil }
+        var data = Data(capacity: prefixLength + json.count + response.body.count + checksumLength)
+        data.append(magic)
+        append(UInt64(json.count), bytes: 4, to: &data)
+        append(UInt64(response.body.count), bytes: 8, to: &data)
+        data.append(json)
+        data.append(response.body)
+        var checksum = fnv1a(json)
+        checksum = fnv1a(response.body, seed: checksum)
+        append(checksum, bytes: 8, to: &data)
+        return data
+    }
+
+    static func decode(_ data: Data, key: String) -> CachedResponse? {
+        let data = Data(data)  // indices from zero
+        guard data.count >= prefixLength + checksumLength, data.prefix(magic.count) == magic else { return nil }
+        let headLength = read(data, at: 8, bytes: 4)
+        let bodyLength = read(data, at: 12, bytes: 8)
+        let available = UInt64(data.count - prefixLength - checksumLength)
+        guard headLength <= available, bodyLength <= available, headLength + bodyLength == available else {
+            return nil
+        }
+        let headEnd = prefixLength + Int(headLength)
+        let bodyEnd = headEnd + Int(bodyLength)
+        let json = data[prefixLength..<headEnd]
+        let body = data[headEnd..<bodyEnd]
+        guard fnv1a(body, seed: fnv1a(json)) == read(data, at: bodyEnd, bytes: 8),
+            let head = try? JSONDecoder().decode(Head.self, from: json), let url = URL(string: head.url),
+            CacheRules.key(for: url) == key, head.requestTime.isFinite, head.responseTime.isFinite
+        else { return nil }
+        return CachedResponse(
+            url: url, statusCode: head.status, headers: head.headers, body: Data(body),
+            requestTime: Date(timeIntervalSince1970: head.requestTime),
+            responseTime: Date(timeIntervalSince1970: head.responseTime), varyDigests: head.vary)
+    }
+
+    private static func append(_ value: UInt64, bytes: Int, to data: inout Data) {
+        for index in (0..<bytes).reversed() { data.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+    }
+
+    private static func read(_ data: Data, at offset: Int, bytes: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in offset..<(offset + bytes) { value = value << 8 | UInt64(data[index]) }
+        return value
+    }
+
+    static func fnv1a(_ data: Data, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        data.withUnsafeBytes { raw in
+            var hash = seed
+            for byte in raw {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
+            return hash
+        }
+    }
+}

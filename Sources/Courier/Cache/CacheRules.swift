@@ -1,0 +1,284 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// RFC 9111's rules for a private cache, as pure functions of the request, the stored response
+/// and the time: what may be stored, how old a stored response is, whether it is fresh, how to
+/// revalidate it and what a `304` changes. ``HTTPCache`` runs what these decide.
+enum CacheRules {
+    /// Status codes that may be stored without explicit freshness (RFC 9110 §15.1), except 206
+    /// (Courier stores no partial content).
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Statuses that count as an error for `stale-if-error` (RFC 5861 §4).
+    static let errorStatuses: Set<Int> = [500, 502, 503, 504]
+
+    /// Methods that change the server's state: a success invalidates stored responses (RFC 9111 §4.4).
+    static func isUnsafe(_ method: String) -> Bool {
+        !["GET", "HEAD", "OPTIONS", "TRACE"].contains(method.uppercased())
+    }
+
+    /// The storage key of a `GET` for `url`: the method and the URL without its fragment. `nil`
+    /// for a URL that is not `http` or `https`.
+    static func key(for url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return nil }
+        components.fragment = nil
+        components.scheme = scheme
+        components.host = components.host?.lowercased()
+        guard let string = components.string else { return nil }
+        return "GET " + string
+    }
+
+    /// Whether a response may be stored (RFC 9111 §3), for a private cache.
+    static func isStorable(
+        request: URLRequest, statusCode: Int, headers: [String: String], policy: CachePolicy
+    ) -> Bool {
+        guard (request.httpMethod ?? "GET").uppercased() == "GET", statusCode >= 200, statusCode != 206,
+            statusCode != 304
+        else { return false }
+        let requestDirectives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
+        let directives = CacheControl(header("Cache-Control", in: headers))
+        if requestDirectives.noStore || directives.noStore { return false }
+        if request.value(forHTTPHeaderField: "Authorization") != nil, !policy.storesAuthorizedResponses {
+            return false
+        }
+        if varyNames(header("Vary", in: headers)) == nil { return false }
+        let explicit =
+            directives.maxAge != nil || header("Expires", in: headers) != nil || directives.isPublic
+            || directives.isPrivate
+        return explicit || heuristicallyCacheable.contains(statusCode)
+    }
+
+    /// The request header names a response varies on, lowercased; `nil` for `Vary: *`, which no
+    /// later request matches.
+    static func varyNames(_ vary: String?) -> [String]? {
+        guard let vary else { return [] }
+        var names: [String] = []
+        for part in vary.split(separator: ",").prefix(CacheControl.maxDirectives) {
+            let name = part.trimmingCharacters(in: .whitespaces).lowercased()
+            if name == "*" { return nil }
+            if !name.isEmpty, !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// A digest of each varying header's value in `request` (`"-"` when absent): what a later
+    /// request must match. Values are hashed, so a secret in one (a token) is not written down.
+    static func varyDigests(names: [String], request: URLRequest) -> [String: String] {
+        var digests: [String: String] = [:]
+        for name in names {
+            guard let value = request.value(forHTTPHeaderField: name) else {
+                digests[name] = "-"
+                continue
+            }
+            // Whitespace around list members does not change the value (RFC 9111 §4.1).
+            let normalized = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .joined(separator: ",")
+            digests[name] = hex(SHA256.hash(Data(normalized.utf8)))
+        }
+        return digests
+    }
+
+    /// Whether `request` matches the stored response's `Vary` (RFC 9111 §4.1).
+    static func matchesVary(_ entry: CachedResponse, request: URLRequest) -> Bool {
+        guard let names = varyNames(entry.header("Vary")) else { return false }
+        return varyDigests(names: names, request: request) == entry.varyDigests
+    }
+
+    /// How long the response is fresh for, in seconds (RFC 9111 §4.2.1): `max-age`, else
+    /// `Expires` − `Date`, else 10% of the time since `Last-Modified` for heuristically cacheable
+    /// statuses, at most `heuristicCap`. `s-maxage` is for shared caches and is ignored.
+    static func freshnessLifetime(_ entry: CachedResponse, heuristicCap: TimeInterval) -> TimeInterval {
+        let directives = CacheControl(entry.header("Cache-Control"))
+        if let maxAge = directives.maxAge { return TimeInterval(maxAge) }
+        let date = HTTPDate.parse(entry.header("Date")) ?? entry.responseTime
+        if let expires = entry.header("Expires") {
+            // An invalid Expires (such as "0") means already expired (RFC 9111 §5.3).
+            guard let expiry = HTTPDate.parse(expires) else { return 0 }
+            return max(0, expiry.timeIntervalSince(date))
+        }
+        if heuristicallyCacheable.contains(entry.statusCode),
+            let lastModified = HTTPDate.parse(entry.header("Last-Modified"))
+        {
+            return min(max(0, date.timeIntervalSince(lastModified)) * 0.1, max(0, heuristicCap))
+        }
+        return 0
+    }
+
+    /// The response's current age in seconds (RFC 9111 §4.2.3).
+    static func currentAge(_ entry: CachedResponse, now: Date) -> TimeInterval {
+        let date = HTTPDate.parse(entry.header("Date")) ?? entry.responseTime
+        let apparentAge = max(0, entry.responseTime.timeIntervalSince(date))
+        let ageValue = entry.header("Age").flatMap(CacheControl.deltaSeconds).map(TimeInterval.init) ?? 0
+        let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
+        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        let residentTime = max(0, now.timeIntervalSince(entry.responseTime))
+        return correctedInitialAge + residentTime
+    }
+
+    /// What to do with a request for which `entry` is stored (or nothing is).
+    enum Decision: Equatable {
+        /// Answer with the stored response, without the network.
+        case answer(CachedResponse)
+        /// Send `request` (conditional when it carries validators); keep `stored` for a `304`
+        /// or an error.
+        case send(URLRequest, stored: CachedResponse?)
+        /// Nothing usable, and the network may not be used.
+        case miss
+    }
+
+    /// Decides from the stored response, the request's own directives and the policy.
+    static func decide(
+        _ request: URLRequest, stored: CachedResponse?, mode: CachePolicy.Mode, now: Date, heuristicCap: TimeInterval
+    ) -> Decision {
+        let usable = stored.flatMap { matchesVary($0, request: request) ? $0 : nil }
+        let requestDirectives = requestCacheControl(request)
+        switch mode {
+        case .networkOnly:
+            return .send(request, stored: nil)
+        case .cacheFirst:
+            return usable.map { .answer($0) } ?? .send(request, stored: nil)
+        case .cacheOnly:
+            return usable.map { .answer($0) } ?? .miss
+        case .protocolRules, .staleWhileOffline:
+            break
+        }
+        // A request with validators or a range of its own is the caller's: it gets the server's
+        // answer as is.
+        let own = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+        if own.contains(where: { request.value(forHTTPHeaderField: $0) != nil }) { return .send(request, stored: nil) }
+        guard let usable else {
+            return requestDirectives.onlyIfCached ? .miss : .send(request, stored: nil)
+        }
+        let directives = CacheControl(usable.header("Cache-Control"))
+        let age = currentAge(usable, now: now)
+        let fresh =
+            freshnessLifetime(usable, heuristicCap: heuristicCap) > age && !directives.noCache
+            && !requestDirectives.noCache && requestDirectives.maxAge.map { age <= TimeInterval($0) } ?? true
+        if fresh { return .answer(usable) }
+        if requestDirectives.onlyIfCached { return .miss }
+        return .send(conditional(request, for: usable), stored: usable)
+    }
+
+    /// The request's `Cache-Control`, with `Pragma: no-cache` read as `no-cache` when there is none.
+    static func requestCacheControl(_ request: URLRequest) -> CacheControl {
+        if let value = request.value(forHTTPHeaderField: "Cache-Control") { return CacheControl(value) }
+        var directives = CacheControl(nil)
+        if request.value(forHTTPHeaderField: "Pragma")?.lowercased().contains("no-cache") == true {
+            directives.noCache = true
+        }
+        return directives
+    }
+
+    /// `request` with `If-None-Match` from the stored `ETag` and `If-Modified-Since` from its
+    /// `Last-Modified` (RFC 9111 §4.3.1); unchanged when it has neither.
+    static func conditional(_ request: URLRequest, for entry: CachedResponse) -> URLRequest {
+        var request = request
+        if let etag = entry.header("ETag"), isSafeHeaderValue(etag) {
+            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        }
+        if let lastModified = entry.header("Last-Modified"), isSafeHeaderValue(lastModified) {
+            request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since")
+        }
+        return request
+    }
+
+    /// Whether the request sent was made conditional by the cache.
+    static func isConditional(_ request: URLRequest) -> Bool {
+        request.value(forHTTPHeaderField: "If-None-Match") != nil
+            || request.value(forHTTPHeaderField: "If-Modified-Since") != nil
+    }
+
+    private static func isSafeHeaderValue(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 8_192 && !value.utf8.contains { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }
+    }
+
+    /// Header fields a `304` never replaces in the stored response (RFC 9111 §3.2, §4.3.4), and
+    /// `Set-Cookie`, which the cache never keeps.
+    static let notUpdated: Set<String> = [
+        "content-length", "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection",
+        "set-cookie", "set-cookie2",
+    ]
+
+    /// The stored response freshened by a `304`'s headers (RFC 9111 §4.3.4), with the new times.
+    static func merging(
+        _ entry: CachedResponse, notModified headers: [String: String], requestTime: Date, responseTime: Date
+    ) -> CachedResponse {
+        var merged = entry
+        for (name, value) in headers where !notUpdated.contains(name.lowercased()) {
+            if let existing = merged.headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                merged.headers[existing] = nil
+            }
+            merged.headers[name] = value
+        }
+        merged.requestTime = requestTime
+        merged.responseTime = responseTime
+        return merged
+    }
+
+    /// The headers a response is stored with: without `Set-Cookie` and hop-by-hop fields.
+    static func storedHeaders(_ headers: [String: String]) -> [String: String] {
+        headers.filter { !notUpdated.contains($0.key.lowercased()) || $0.key.lowercased() == "content-length" }
+    }
+
+    /// Whether a stale stored response may answer after the network failed (RFC 9111 §4.2.4,
+    /// RFC 5861). `offline`: no response arrived at all (not an error status).
+    static func mayServeStale(
+        _ entry: CachedResponse, request: URLRequest, mode: CachePolicy.Mode, offline: Bool, now: Date,
+        heuristicCap: TimeInterval
+    ) -> Bool {
+        let directives = CacheControl(entry.header("Cache-Control"))
+        if directives.mustRevalidate || directives.noCache { return false }
+        if offline, mode == .staleWhileOffline { return true }
+        let allowance = max(directives.staleIfError ?? -1, requestCacheControl(request).staleIfError ?? -1)
+        guard allowance >= 0 else { return false }
+        let staleness = currentAge(entry, now: now) - freshnessLifetime(entry, heuristicCap: heuristicCap)
+        return staleness <= TimeInterval(allowance)
+    }
+
+    /// The URLs whose stored responses a response to an unsafe request invalidates (RFC 9111 §4.4):
+    /// the target, and `Location` and `Content-Location` when they have the same origin. Empty
+    /// for safe methods and for responses that are not 2xx or 3xx.
+    static func invalidated(
+        method: String, url: URL, statusCode: Int, location: String?, contentLocation: String?
+    ) -> [URL] {
+        guard isUnsafe(method), (200..<400).contains(statusCode) else { return [] }
+        var urls = [url]
+        for value in [location, contentLocation] {
+            guard let value, value.utf8.count <= 8_192, let other = URL(string: value, relativeTo: url)?.absoluteURL,
+                sameOrigin(other, url)
+            else { continue }
+            urls.append(other)
+        }
+        return urls
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && effectivePort(a) == effectivePort(b)
+    }
+
+    private static func effectivePort(_ url: URL) -> Int? {
+        url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+
+    static func header(_ name: String, in headers: [String: String]) -> String? {
+        if let value = headers[name] { return value }
+        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count * 2)
+        for byte in data {
+            bytes.append(digits[Int(byte >> 4)])
+            bytes.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

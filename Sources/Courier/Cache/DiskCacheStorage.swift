@@ -1,0 +1,235 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Responses kept as files in a folder you name, bounded by ``CacheLimits`` and evicting the
+/// least recently used (by file modification time, which a read refreshes).
+///
+/// - Each response is one file named after the SHA-256 of its key (`<64 hex digits>.courier-cache`):
+///   no URL, and so no secret in a URL, ever appears in a file name.
+/// - Files are written to a temporary file in the folder and renamed into place, so a reader
+///   never sees half a file; a file that is truncated, altered or not what its name says is a
+///   miss and is removed.
+/// - Files are opened without following symbolic links, and only regular files are read: a link
+///   planted in the folder is never followed out of it (it is a miss, left alone).
+/// - Only files it names are read, evicted or removed (``removeAll()`` too): other files in the
+///   folder are never touched.
+/// - File I/O runs off Swift's cooperative threads.
+/// - Safe to share between providers, and two storages on one folder in one process stay correct
+///   (each may evict the other's files; the total is re-counted from the folder when it may be
+///   over the limit).
+public actor DiskCacheStorage: CacheStorage {
+    /// The folder.
+    public nonisolated let folder: URL
+    /// The bounds.
+    public nonisolated let limits: CacheLimits
+    private nonisolated let path: String
+
+    /// The bytes and files written since the folder was last counted; `nil` before the first count.
+    private var estimate: (bytes: Int, files: Int)?
+    /// The last modification time this storage gave a file: each use gets a later one, so the
+    /// least recently used is known even when the file system's clock is coarser than the uses.
+    private var lastStamp: Double = 0
+
+    private func nextStamp() -> Double {
+        lastStamp = max(Date().timeIntervalSince1970, lastStamp + 0.000_001)
+        return lastStamp
+    }
+
+    static let suffix = ".courier-cache"
+    static let temporaryPrefix = ".courier-cache-"
+
+    /// Creates a storage in `folder`, creating the folder (and its parents) if needed.
+    /// - Parameters:
+    ///   - folder: A folder for the cache alone is best; files Courier did not write are left alone.
+    ///   - limits: The bounds. Default: ``CacheLimits/diskDefault`` (256 MiB, 8 MiB per response).
+    /// - Throws: ``CourierError/invalidUse(_:)`` when `folder` is not a file URL, or exists and is
+    ///   not a folder, or cannot be created.
+    public init(folder: URL, limits: CacheLimits = .diskDefault) throws(CourierError) {
+        guard folder.isFileURL else { throw .invalidUse("the cache folder must be a file URL") }
+        let resolved = folder.standardizedFileURL.resolvingSymlinksInPath()
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: resolved.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw .invalidUse("the cache folder \(resolved.path) exists and is not a folder")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(
+                    at: resolved, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .invalidUse("the cache folder \(resolved.path) cannot be created: \(error.localizedDescription)")
+            }
+        }
+        self.folder = resolved
+        self.limits = limits
+        self.path = resolved.path
+    }
+
+    /// The file name for `key`.
+    static func fileName(for key: String) -> String {
+        CacheRules.hex(SHA256.hash(Data(key.utf8))) + suffix
+    }
+
+    public func response(forKey key: String) async -> CachedResponse? {
+        let file = path + "/" + Self.fileName(for: key)
+        let maxSize = CacheEntryCodec.maxFileSize(limits)
+        let stamp = nextStamp()
+        let read = try? await BlockingIO.run { _ in Self.readFile(file, maxSize: maxSize, key: key, stamp: stamp) }
+        guard let read else { return nil }
+        switch read {
+        case .found(let response): return response
+        case .absent: return nil
+        case .corrupt:
+            // A regular file with the name this storage gives its files, that does not decode.
+            _ = try? await BlockingIO.run { _ in unlink(file) }
+            return nil
+        }
+    }
+
+    public func store(_ response: CachedResponse, forKey key: String) async {
+        let file = path + "/" + Self.fileName(for: key)
+        guard limits.admits(response), let data = CacheEntryCodec.encode(response),
+            data.count <= CacheEntryCodec.maxFileSize(limits)
+        else {
+            _ = try? await BlockingIO.run { _ in Self.removeRegularFile(file) }
+            return
+        }
+        let (folder, stamp) = (path, nextStamp())
+        let written =
+            (try? await BlockingIO.run { _ in Self.writeAtomically(data, to: file, in: folder, stamp: stamp) }) ?? false
+        guard written else { return }
+        // The first write counts the folder: it may hold files from an earlier run.
+        let unknown = self.estimate == nil
+        var estimate = self.estimate ?? (0, 0)
+        estimate.bytes += data.count
+        estimate.files += 1
+        self.estimate = estimate
+        if unknown || estimate.bytes > limits.maxTotalBytes || estimate.files > limits.maxEntries {
+            await evict()
+        }
+    }
+
+    public func removeResponse(forKey key: String) async {
+        let file = path + "/" + Self.fileName(for: key)
+        _ = try? await BlockingIO.run { _ in Self.removeRegularFile(file) }
+    }
+
+    public func removeAll() async {
+        let folder = path
+        _ = try? await BlockingIO.run { _ in
+            for file in Self.listing(folder) { unlink(folder + "/" + file.name) }
+        }
+        estimate = (0, 0)
+    }
+
+    /// Counts the folder and removes the least recently used files until it is within the limits.
+    private func evict() async {
+        let (folder, limits) = (path, limits)
+        let counted = try? await BlockingIO.run { _ -> (Int, Int) in
+            var files = Self.listing(folder).sorted { $0.modified < $1.modified }
+            var bytes = files.reduce(0) { $0 + $1.size }
+            while !files.isEmpty, bytes > limits.maxTotalBytes || files.count > limits.maxEntries {
+                let oldest = files.removeFirst()
+                if unlink(folder + "/" + oldest.name) == 0 || errno == ENOENT { bytes -= oldest.size }
+            }
+            return (bytes, files.count)
+        }
+        estimate = counted.map { (bytes: $0.0, files: $0.1) }
+    }
+
+    // MARK: - Blocking file work (runs on BlockingIO's threads)
+
+    enum ReadResult {
+        case found(CachedResponse)
+        case absent
+        case corrupt
+    }
+
+    static func readFile(_ file: String, maxSize: Int, key: String, stamp: Double) -> ReadResult {
+        // O_NOFOLLOW: a link is not followed; O_NONBLOCK: a FIFO planted here cannot block the open.
+        let descriptor = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return .absent }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .absent }
+        let size = Int(status.st_size)
+        guard size <= maxSize else { return .corrupt }
+        var data = Data(count: size)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return size == 0 }
+            var done = 0
+            while done < size {
+                let count = read(descriptor, base + done, size - done)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                done += count
+            }
+            return true
+        }
+        guard complete, let response = CacheEntryCodec.decode(data, key: key) else { return .corrupt }
+        // Least recently used is read off the modification time: a read makes it recent.
+        touch(descriptor, stamp)
+        return .found(response)
+    }
+
+    static func writeAtomically(_ data: Data, to file: String, in folder: String, stamp: Double) -> Bool {
+        let temporary = folder + "/" + temporaryPrefix + UUID().uuidString
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        let written = FileIO.writeAll(data, to: descriptor)
+        touch(descriptor, stamp)
+        close(descriptor)
+        // rename replaces the name itself: a link planted under that name is replaced, not followed.
+        guard written, rename(temporary, file) == 0 else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Sets the file's access and modification times to `stamp` (seconds since 1970).
+    private static func touch(_ descriptor: Int32, _ stamp: Double) {
+        let seconds = stamp.rounded(.down)
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int((stamp - seconds) * 1e9))
+        let times = [time, time]
+        _ = times.withUnsafeBufferPointer { futimens(descriptor, $0.baseAddress) }
+    }
+
+    @discardableResult
+    static func removeRegularFile(_ file: String) -> Bool {
+        var status = stat()
+        guard lstat(file, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        return unlink(file) == 0
+    }
+
+    /// The regular files in `folder` that this storage names: entries, and temporary files left
+    /// by a process that ended mid-write over ten minutes ago (listed as the oldest, so they go
+    /// first; a newer one may be another storage's write in progress).
+    static func listing(_ folder: String) -> [(name: String, size: Int, modified: Double)] {
+        let abandoned = Date().timeIntervalSince1970 - 600
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        var files: [(name: String, size: Int, modified: Double)] = []
+        for name in names {
+            let isEntry = name.hasSuffix(suffix) && name.utf8.count == 64 + suffix.utf8.count
+            let isTemporary = name.hasPrefix(temporaryPrefix)
+            guard isEntry || isTemporary else { continue }
+            var status = stat()
+            guard lstat(folder + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+                let modified = Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1e9
+            #else
+                let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+            #endif
+            if isTemporary, modified > abandoned { continue }
+            files.append((name, Int(status.st_size), isTemporary ? -1 : modified))
+        }
+        return files
+    }
+}

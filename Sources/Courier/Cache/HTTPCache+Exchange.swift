@@ -1,0 +1,135 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension HTTPCache {
+    /// The provider's one entry into the cache: `send` through `cache` when there is one and the
+    /// exchange may be cached (not a download, not a stream), else `send` alone.
+    static func exchange(
+        _ cache: HTTPCache?, _ request: URLRequest, policy: CachePolicy, bypass: Bool,
+        send: (URLRequest) async throws -> Response
+    ) async throws -> Response {
+        guard let cache, !bypass else { return try await send(request) }
+        return try await cache.exchange(request, policy: policy, send: send)
+    }
+
+    /// Answers `request` from the storage, or sends it (made conditional when a stored response
+    /// can be revalidated) and stores, freshens or invalidates what the answer says.
+    func exchange(
+        _ request: URLRequest, policy: CachePolicy, send: (URLRequest) async throws -> Response
+    ) async throws -> Response {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        guard let url = request.url, let key = CacheRules.key(for: url), method == "GET" else {
+            let response = try await send(request)
+            if let url = request.url { await invalidate(after: response, method: method, url: url) }
+            return response
+        }
+        let cap = heuristicCapSeconds
+        let stored = policy.mode == .networkOnly ? nil : await storage.response(forKey: key)
+        let decided = now()
+        switch CacheRules.decide(request, stored: stored, mode: policy.mode, now: decided, heuristicCap: cap) {
+        case .answer(let entry):
+            return answer(entry, request: request, status: .hit, now: decided)
+        case .miss:
+            throw CourierError.underlying(HTTPCacheMiss(url: url), nil)
+        case .send(let outgoing, let stored):
+            let requestTime = now()
+            let response: Response
+            do {
+                response = try await send(outgoing)
+            } catch {
+                if let stored, !Task.isCancelled, !Self.isCancellation(error),
+                    CacheRules.mayServeStale(
+                        stored, request: request, mode: policy.mode, offline: true, now: now(), heuristicCap: cap)
+                {
+                    return answer(stored, request: request, status: .staleAfterError, now: now())
+                }
+                throw error
+            }
+            let responseTime = now()
+            let headers = Self.headers(of: response)
+            if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing) {
+                let merged = CacheRules.merging(
+                    stored, notModified: headers, requestTime: requestTime, responseTime: responseTime)
+                if CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
+                    await storage.removeResponse(forKey: key)
+                } else {
+                    await storage.store(merged, forKey: key)
+                }
+                return answer(
+                    merged, request: outgoing, status: .revalidated, now: responseTime,
+                    transfer: response.transferMetrics)
+            }
+            if let stored, CacheRules.errorStatuses.contains(response.statusCode),
+                CacheRules.mayServeStale(
+                    stored, request: request, mode: policy.mode, offline: false, now: responseTime, heuristicCap: cap)
+            {
+                return answer(
+                    stored, request: request, status: .staleAfterError, now: responseTime,
+                    transfer: response.transferMetrics)
+            }
+            if response.fileURL == nil, response.statusCode != 304,
+                CacheRules.isStorable(
+                    request: outgoing, statusCode: response.statusCode, headers: headers, policy: policy),
+                let names = CacheRules.varyNames(CacheRules.header("Vary", in: headers))
+            {
+                let entry = CachedResponse(
+                    url: url, statusCode: response.statusCode, headers: CacheRules.storedHeaders(headers),
+                    body: response.data, requestTime: requestTime, responseTime: responseTime,
+                    varyDigests: CacheRules.varyDigests(names: names, request: request))
+                await storage.store(entry, forKey: key)
+            } else if (200..<300).contains(response.statusCode), stored != nil || policy.mode == .networkOnly {
+                // A successful answer that may not be stored (`no-store`) makes the stored one
+                // outdated. An error status leaves it for a later revalidation.
+                await storage.removeResponse(forKey: key)
+            }
+            return response
+        }
+    }
+
+    /// Removes what a successful unsafe request makes outdated (RFC 9111 §4.4).
+    private func invalidate(after response: Response, method: String, url: URL) async {
+        let urls = CacheRules.invalidated(
+            method: method, url: url, statusCode: response.statusCode,
+            location: response.value(forHTTPHeaderField: "Location"),
+            contentLocation: response.value(forHTTPHeaderField: "Content-Location"))
+        for url in urls {
+            if let key = CacheRules.key(for: url) { await storage.removeResponse(forKey: key) }
+        }
+    }
+
+    /// A response made from a stored one, with its current `Age` (RFC 9111 §4) and its status.
+    private func answer(
+        _ entry: CachedResponse, request: URLRequest, status: CacheStatus, now: Date, transfer: TransferMetrics? = nil
+    ) -> Response {
+        var fields = entry.headers
+        if let existing = fields.keys.first(where: { $0.caseInsensitiveCompare("Age") == .orderedSame }) {
+            fields[existing] = nil
+        }
+        let age = CacheRules.currentAge(entry, now: now)
+        fields["Age"] = String(Int(min(age, TimeInterval(CacheControl.maxDeltaSeconds))))
+        var metrics = transfer ?? TransferMetrics()
+        metrics.cacheStatus = status
+        return Response(
+            statusCode: entry.statusCode, data: entry.body, request: request,
+            response: HTTPURLResponse(
+                url: entry.url, statusCode: entry.statusCode, httpVersion: nil, headerFields: fields),
+            transferMetrics: metrics)
+    }
+
+    static func headers(of response: Response) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.response?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return headers
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? CourierError { return error.isCancellation }
+        return (error as? URLError)?.code == .cancelled
+    }
+}

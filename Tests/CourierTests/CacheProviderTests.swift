@@ -1,0 +1,376 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The cache in front of a transport, end to end through the provider, on a test clock.
+@Suite(.timeLimit(.minutes(2))) struct CacheProviderTests {
+    struct Item: TargetType {
+        var path = "items/1"
+        var method: HTTPMethod = .get
+        var headers: [String: String] = [:]
+        var validation: ValidationType = .none
+        var cachePolicy: CachePolicy = .protocolRules
+        var task: HTTPTask = .plain
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+    }
+
+    /// A server: answers with `headers` and a body that counts its full answers, and `304` to a
+    /// matching `If-None-Match`.
+    final class Origin: Sendable {
+        let served = Locked(0)
+        let headers: [String: String]
+        let etag: String?
+
+        init(headers: [String: String], etag: String? = nil) {
+            self.headers = headers
+            self.etag = etag
+        }
+
+        var answer: StubAnswer {
+            .handler { request in
+                var headers = self.headers
+                if let etag = self.etag { headers["ETag"] = etag }
+                if let etag = self.etag, request.value(forHTTPHeaderField: "If-None-Match") == etag {
+                    headers["X-Revalidated"] = "yes"
+                    return Response(
+                        statusCode: 304, data: Data(), request: request, url: request.url!,
+                        headerFields: headers.map { ($0.key, $0.value) })
+                }
+                let count = self.served.withLock {
+                    $0 += 1
+                    return $0
+                }
+                return Response(
+                    statusCode: 200, data: Data("body \(count)".utf8), request: request, url: request.url!,
+                    headerFields: headers.map { ($0.key, $0.value) })
+            }
+        }
+    }
+
+    struct Setup {
+        let clock = TestClock()
+        let transport = StubTransport()
+        let recorder = CacheStatusRecorder()
+        let storage = MemoryCacheStorage()
+        let provider: Provider<Item>
+
+        init(_ answer: StubAnswer, plugins: [any Plugin] = [], retryPolicy: RetryPolicy = .disabled) {
+            transport.on({ _ in true }, answer)
+            let cache = HTTPCache(storage: storage, now: clock.wallClock())
+            provider = Provider<Item>(
+                transport: transport, plugins: [recorder] + plugins, clock: clock, retryPolicy: retryPolicy,
+                cache: cache)
+        }
+    }
+
+    @Test func aFreshResponseAnswersWithoutTheTransport() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=60"]).answer)
+        let first = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(30))
+        let second = try await setup.provider.request(Item())
+        #expect(first.cacheStatus == .network)
+        #expect(second.cacheStatus == .hit)
+        #expect(second.data == first.data)
+        #expect(second.value(forHTTPHeaderField: "Age") == "30")
+        #expect(second.metrics?.cacheStatus == .hit)
+        #expect(setup.transport.requests.count == 1)
+        #expect(setup.recorder.statuses == [.network, .hit])
+    }
+
+    @Test func aStaleResponseIsRevalidatedWithItsETag() async throws {
+        let origin = Origin(headers: ["Cache-Control": "max-age=60"], etag: "\"v1\"")
+        let setup = Setup(origin.answer)
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(61))
+        let revalidated = try await setup.provider.request(Item())
+        #expect(revalidated.cacheStatus == .revalidated)
+        #expect(revalidated.statusCode == 200)
+        #expect(String(decoding: revalidated.data, as: UTF8.self) == "body 1")
+        #expect(revalidated.value(forHTTPHeaderField: "X-Revalidated") == "yes")  // the 304's headers
+        #expect(setup.transport.requests.last?.request.value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
+        // The 304 freshened the entry: fresh again for another 60 seconds.
+        setup.clock.advance(by: .seconds(30))
+        #expect(try await setup.provider.request(Item()).cacheStatus == .hit)
+        #expect(setup.transport.requests.count == 2)
+        #expect(origin.served.withLock { $0 } == 1)
+    }
+
+    @Test func validationAndProcessRunOnAHit() async throws {
+        let setup = Setup(.data(Data("gone".utf8), status: 404, headers: ["Cache-Control": "max-age=60"]))
+        let target = Item(validation: .successCodes)
+        for expected in [CacheStatus.network, .hit] {
+            await #expect {
+                _ = try await setup.provider.request(target)
+            } throws: { error in
+                (error as? CourierError)?.response?.cacheStatus == expected
+                    && (error as? CourierError)?.response?.statusCode == 404
+            }
+        }
+        #expect(setup.transport.requests.count == 1)
+    }
+
+    @Test func staleIfErrorAnswersWhenTheNetworkFails() async throws {
+        let setup = Setup(
+            .sequence([
+                .data(Data("ok".utf8), headers: ["Cache-Control": "max-age=10, stale-if-error=300"]),
+                .error(URLError(.notConnectedToInternet)), .status(503),
+            ]))
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(20))
+        let offline = try await setup.provider.request(Item())
+        #expect(offline.cacheStatus == .staleAfterError)
+        #expect(String(decoding: offline.data, as: UTF8.self) == "ok")
+        let unavailable = try await setup.provider.request(Item())
+        #expect(unavailable.cacheStatus == .staleAfterError)
+        #expect(unavailable.statusCode == 200)
+    }
+
+    @Test func staleWhileOfflineOnlyWhenNoResponseArrives() async throws {
+        let setup = Setup(
+            .sequence([
+                .data(Data("ok".utf8), headers: ["Cache-Control": "max-age=10"]),
+                .error(URLError(.notConnectedToInternet)), .status(503),
+            ]))
+        let target = Item(cachePolicy: .staleWhileOffline)
+        _ = try await setup.provider.request(target)
+        setup.clock.advance(by: .seconds(86_400))
+        #expect(try await setup.provider.request(target).cacheStatus == .staleAfterError)
+        let refused = try await setup.provider.request(target)
+        #expect(refused.statusCode == 503)
+        #expect(refused.cacheStatus == .network)
+        // Without the policy, the error reaches the caller.
+        let plain = Setup(
+            .sequence([
+                .data(Data("ok".utf8), headers: ["Cache-Control": "max-age=10"]),
+                .error(URLError(.notConnectedToInternet)),
+            ]))
+        _ = try await plain.provider.request(Item())
+        plain.clock.advance(by: .seconds(20))
+        await #expect(throws: CourierError.self) { try await plain.provider.request(Item()) }
+    }
+
+    @Test func policies() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=10"]).answer)
+        // Cache only, nothing stored: a typed miss, nothing sent.
+        await #expect {
+            _ = try await setup.provider.request(Item(cachePolicy: .cacheOnly))
+        } throws: { error in
+            guard case .underlying(let underlying, _) = error as? CourierError else { return false }
+            return underlying is HTTPCacheMiss
+        }
+        #expect(setup.transport.requests.isEmpty)
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(3_600))
+        #expect(try await setup.provider.request(Item(cachePolicy: .cacheFirst)).cacheStatus == .hit)
+        #expect(try await setup.provider.request(Item(cachePolicy: .cacheOnly)).cacheStatus == .hit)
+        #expect(setup.transport.requests.count == 1)
+        // Network only sends without validators even when fresh, and stores the answer.
+        let fresh = try await setup.provider.request(Item(cachePolicy: .networkOnly))
+        #expect(fresh.cacheStatus == .network)
+        #expect(String(decoding: fresh.data, as: UTF8.self) == "body 2")
+        #expect(try await setup.provider.request(Item()).data == fresh.data)
+        #expect(setup.transport.requests.count == 2)
+    }
+
+    @Test func unsafeMethodsInvalidate() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=600"]).answer)
+        _ = try await setup.provider.request(Item())
+        #expect(try await setup.provider.request(Item()).cacheStatus == .hit)
+        let post = try await setup.provider.request(Item(method: .post))
+        #expect(post.cacheStatus == .network)
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        #expect(setup.transport.requests.count == 3)
+    }
+
+    @Test func authorizedResponsesAreStoredOnlyWhenTheTargetOptsIn() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=600"]).answer)
+        let signed = Item(headers: ["Authorization": "Bearer secret"])
+        _ = try await setup.provider.request(signed)
+        #expect(try await setup.provider.request(signed).cacheStatus == .network)
+        let optedIn = Item(
+            headers: ["Authorization": "Bearer secret"],
+            cachePolicy: CachePolicy.protocolRules.storingAuthorizedResponses())
+        _ = try await setup.provider.request(optedIn)
+        #expect(try await setup.provider.request(optedIn).cacheStatus == .hit)
+    }
+
+    @Test func varyKeepsVariantsApart() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=600", "Vary": "Accept-Language"]).answer)
+        let english = Item(headers: ["Accept-Language": "en"])
+        _ = try await setup.provider.request(english)
+        #expect(try await setup.provider.request(english).cacheStatus == .hit)
+        #expect(try await setup.provider.request(Item(headers: ["Accept-Language": "fr"])).cacheStatus == .network)
+    }
+
+    @Test func downloadsAndStreamsAreNotCached() async throws {
+        let setup = Setup(.data(Data("file".utf8), headers: ["Cache-Control": "max-age=600"]))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-dl-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let download = Item(task: .download(.folder(folder) { _, _ in "file-\(UUID().uuidString)" }))
+        for _ in 0..<2 { #expect(try await setup.provider.request(download).cacheStatus == .network) }
+        for _ in 0..<2 {
+            let stream = try await setup.provider.stream(Item())
+            #expect(stream.head.cacheStatus == .network)
+            for try await _ in stream.chunks {}
+        }
+        #expect(setup.transport.requests.count == 4)
+        #expect(await setup.storage.count == 0)
+    }
+
+    @Test func stubbedTargetsBypassTheCache() async throws {
+        let provider = Provider<Item>(
+            stubClosure: Provider.immediatelyStub, transport: StubTransport(), cache: HTTPCache())
+        for _ in 0..<2 { #expect(try await provider.request(Item()).cacheStatus == .network) }
+    }
+
+    @Test func theLoggerSaysWhereAResponseCameFrom() async throws {
+        let lines = Locked<[String]>([])
+        let logger = NetworkLoggerPlugin.logger(output: { line in lines.withLock { $0.append(line) } })
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=60"]).answer, plugins: [logger])
+        _ = try await setup.provider.request(Item())
+        _ = try await setup.provider.request(Item())
+        let output = lines.withLock { $0 }.joined(separator: "\n")
+        #expect(output.contains("[cache hit]"))
+        #expect(output.components(separatedBy: "[cache hit]").count == 2)
+    }
+
+    @Test func aRevalidationIsRetriedLikeAnyRequest() async throws {
+        let setup = Setup(
+            .sequence([
+                .data(Data("v1".utf8), headers: ["Cache-Control": "max-age=10", "ETag": "\"1\""]),
+                .status(503),
+                .handler { request in
+                    #expect(request.value(forHTTPHeaderField: "If-None-Match") == "\"1\"")
+                    return Response(
+                        statusCode: 304, data: Data(), request: request, url: request.url!, headerFields: [])
+                },
+            ]),
+            retryPolicy: RetryPolicy(maxAttempts: 2, baseDelay: .zero))
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(20))
+        let response = try await setup.provider.request(Item(validation: .successCodes))
+        #expect(response.cacheStatus == .revalidated)
+        #expect(response.metrics?.attempts.count == 2)
+        #expect(String(decoding: response.data, as: UTF8.self) == "v1")
+    }
+
+    @Test func identicalCallersShareOneRevalidation() async throws {
+        let origin = Origin(headers: ["Cache-Control": "max-age=10"], etag: "\"e\"")
+        let clock = TestClock()
+        let transport = StubTransport(clock: clock).on({ _ in true }, origin.answer.delayed(by: .seconds(1)))
+        let provider = Provider<Item>(
+            transport: transport, clock: clock, deduplication: .enabled, cache: HTTPCache(now: clock.wallClock()))
+        let first = Task { try await provider.request(Item()) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(try await first.value.cacheStatus == .network)
+        clock.advance(by: .seconds(20))
+        let callers = (0..<64).map { _ in Task { try await provider.request(Item()) } }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        for caller in callers {
+            let status = try await caller.value.cacheStatus
+            #expect(status == .revalidated || status == .hit)
+        }
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func replayWorksWithACacheInFront() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "courier-replay-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let fixture = folder.appendingPathComponent("cached.har")
+        let network = StubTransport()
+            .on({ _ in true }, .data(Data("recorded".utf8), headers: ["Cache-Control": "max-age=600"]))
+        let recorder = Provider<Item>(
+            transport: ReplayTransport(fixture: fixture, mode: .record, upstream: network), cache: HTTPCache())
+        _ = try await recorder.request(Item())
+        #expect(try await recorder.request(Item()).cacheStatus == .hit)
+        #expect(network.requests.count == 1)
+        let offline = StubTransport(unmatched: .throwError)
+        let player = Provider<Item>(
+            transport: ReplayTransport(fixture: fixture, mode: .replay, upstream: offline), cache: HTTPCache())
+        let replayed = try await player.request(Item())
+        #expect(replayed.cacheStatus == .network)
+        #expect(String(decoding: replayed.data, as: UTF8.self) == "recorded")
+        #expect(try await player.request(Item()).cacheStatus == .hit)
+        #expect(offline.requests.isEmpty)
+    }
+
+    @Test func hostileCacheHeadersAreBoundedAndStoreNothingTheyShouldNot() async throws {
+        let answers: [(String, StubAnswer)] = [
+            ("contradictory", .data(Data("a".utf8), headers: ["Cache-Control": "max-age=60, no-store"])),
+            ("vary star", .data(Data("b".utf8), headers: ["Cache-Control": "max-age=60", "Vary": "*"])),
+            (
+                "huge header",
+                .data(
+                    Data("c".utf8),
+                    headers: ["Cache-Control": "max-age=60", "X-Big": String(repeating: "x", count: 100_000)])
+            ),
+            ("huge body", .data(Data(count: 9 << 20), headers: ["Cache-Control": "max-age=60"])),
+            (
+                "malformed", .data(Data("d".utf8), headers: ["Cache-Control": "max-age=, =, ,,,", "Expires": "soon"])
+            ),
+            (
+                "many directives",
+                .data(
+                    Data("e".utf8),
+                    headers: ["Cache-Control": Array(repeating: "x=1", count: 50_000).joined(separator: ",")])
+            ),
+        ]
+        for (name, answer) in answers {
+            let storage = MemoryCacheStorage()
+            let provider = Provider<Item>(
+                transport: StubTransport().on({ _ in true }, answer), cache: HTTPCache(storage: storage))
+            _ = try await provider.request(Item())
+            #expect(try await provider.request(Item()).cacheStatus == .network, "\(name)")
+            // A malformed `max-age` is stored (within the limits) but stale at once.
+            if name != "malformed" { #expect(await storage.count == 0, "\(name)") }
+        }
+    }
+
+    struct Bearer: Authenticator {
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ credential: String) async throws -> String { "fresh" }
+    }
+
+    @Test func aRevalidationRefusedWith401RefreshesTheCredential() async throws {
+        let clock = TestClock()
+        let transport = StubTransport()
+            .on(
+                { _ in true },
+                .handler { request in
+                    let url = request.url!
+                    let authorization = request.value(forHTTPHeaderField: "Authorization")
+                    if request.value(forHTTPHeaderField: "If-None-Match") == nil {
+                        return Response(
+                            statusCode: 200, data: Data("v1".utf8), request: request, url: url,
+                            headerFields: [("Cache-Control", "private, max-age=10"), ("ETag", "\"1\"")])
+                    }
+                    let status = authorization == "Bearer fresh" ? 304 : 401
+                    return Response(statusCode: status, data: Data(), request: request, url: url, headerFields: [])
+                })
+        let provider = Provider<Item>(
+            transport: transport, clock: clock, authentication: Authentication(Bearer(), credential: "old"),
+            cache: HTTPCache(now: clock.wallClock()))
+        let target = Item(cachePolicy: CachePolicy.protocolRules.storingAuthorizedResponses())
+        #expect(try await provider.request(target).cacheStatus == .network)
+        clock.advance(by: .seconds(20))
+        let response = try await provider.request(target)
+        #expect(response.cacheStatus == .revalidated)
+        #expect(String(decoding: response.data, as: UTF8.self) == "v1")
+        #expect(response.metrics?.refreshes == 1)
+        #expect(
+            transport.requests.map { $0.request.value(forHTTPHeaderField: "Authorization") } == [
+                "Bearer old", "Bearer old", "Bearer fresh",
+            ])
+    }
+}

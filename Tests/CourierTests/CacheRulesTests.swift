@@ -1,0 +1,363 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// RFC 9111's rules for a private cache, as tables: no storage, no tasks, no clock but a date.
+@Suite struct CacheRulesTests {
+    static let url = URL(string: "https://api.example.com/items?page=1")!
+    /// The time the stored responses arrived.
+    static let t0 = Date(timeIntervalSince1970: 1_767_225_600)
+
+    static func http(_ date: Date) -> String {
+        // IMF-fixdate by hand, the inverse of HTTPDate.parse (checked by `httpDates`).
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    static func entry(
+        _ headers: [String: String], status: Int = 200, requestTime: Date = t0, responseTime: Date = t0,
+        vary: [String: String] = [:]
+    ) -> CachedResponse {
+        CachedResponse(
+            url: url, statusCode: status, headers: headers, body: Data("stored".utf8), requestTime: requestTime,
+            responseTime: responseTime, varyDigests: vary)
+    }
+
+    static func request(_ headers: [String: String] = [:], method: String = "GET") -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    @Test func httpDates() {
+        let expected = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == expected)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
+        #expect(HTTPDate.parse(Self.http(Self.t0)) == Self.t0)
+        for invalid in [
+            "0", "-1", "", "Sun, 06 Nov 1994 08:49:37 PST", "Sun, 32 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT", String(repeating: "a", count: 10_000), "Sun, 06 Nov 1994 25:00:00 GMT",
+        ] {
+            #expect(HTTPDate.parse(invalid) == nil, "\(invalid.prefix(40))")
+        }
+    }
+
+    struct Freshness: Sendable, CustomTestStringConvertible {
+        var name: String
+        var headers: [String: String]
+        var status = 200
+        var lifetime: TimeInterval
+        var testDescription: String { name }
+    }
+
+    static let freshness: [Freshness] = [
+        Freshness(name: "max-age", headers: ["Cache-Control": "max-age=60"], lifetime: 60),
+        Freshness(name: "s-maxage is for shared caches", headers: ["Cache-Control": "s-maxage=600"], lifetime: 0),
+        Freshness(
+            name: "max-age wins over s-maxage", headers: ["Cache-Control": "s-maxage=600, max-age=60"], lifetime: 60),
+        Freshness(
+            name: "Expires minus Date",
+            headers: ["Expires": http(t0.addingTimeInterval(120)), "Date": http(t0)], lifetime: 120),
+        Freshness(
+            name: "max-age wins over Expires",
+            headers: ["Cache-Control": "max-age=10", "Expires": http(t0.addingTimeInterval(120))], lifetime: 10),
+        Freshness(name: "invalid Expires is expired", headers: ["Expires": "0"], lifetime: 0),
+        Freshness(
+            name: "Expires before Date", headers: ["Expires": http(t0.addingTimeInterval(-50)), "Date": http(t0)],
+            lifetime: 0),
+        Freshness(name: "malformed max-age is stale", headers: ["Cache-Control": "max-age=abc"], lifetime: 0),
+        Freshness(name: "negative max-age is stale", headers: ["Cache-Control": "max-age=-5"], lifetime: 0),
+        Freshness(
+            name: "huge max-age is capped", headers: ["Cache-Control": "max-age=999999999999999999999999"],
+            lifetime: 2_147_483_648),
+        Freshness(name: "quoted max-age", headers: ["Cache-Control": "max-age=\"30\""], lifetime: 30),
+        Freshness(
+            name: "heuristic: 10% of the time since Last-Modified",
+            headers: ["Last-Modified": http(t0.addingTimeInterval(-1_000)), "Date": http(t0)], lifetime: 100),
+        Freshness(
+            name: "heuristic is capped",
+            headers: ["Last-Modified": http(t0.addingTimeInterval(-100 * 86_400)), "Date": http(t0)],
+            lifetime: 86_400),
+        Freshness(
+            name: "no heuristic for a 302", headers: ["Last-Modified": http(t0.addingTimeInterval(-1_000))],
+            status: 302, lifetime: 0),
+        Freshness(
+            name: "heuristic for a 404", headers: ["Last-Modified": http(t0.addingTimeInterval(-1_000))],
+            status: 404, lifetime: 100),
+        Freshness(name: "nothing", headers: [:], lifetime: 0),
+    ]
+
+    @Test(arguments: freshness) func freshnessLifetime(_ row: Freshness) {
+        let entry = Self.entry(row.headers, status: row.status)
+        #expect(CacheRules.freshnessLifetime(entry, heuristicCap: 86_400) == row.lifetime)
+    }
+
+    @Test func ageFollowsRFC9111Section4_2_3() {
+        // Date 10 s before the response arrived (apparent age 10), Age 5 plus 2 s in flight (7):
+        // the corrected initial age is 10; 30 s resident makes 40.
+        let entry = Self.entry(
+            ["Date": Self.http(Self.t0.addingTimeInterval(-10)), "Age": "5"],
+            requestTime: Self.t0.addingTimeInterval(-2))
+        #expect(CacheRules.currentAge(entry, now: Self.t0.addingTimeInterval(30)) == 40)
+        // Age larger than the apparent age wins.
+        let aged = Self.entry(["Date": Self.http(Self.t0), "Age": "100"], requestTime: Self.t0.addingTimeInterval(-1))
+        #expect(CacheRules.currentAge(aged, now: Self.t0) == 101)
+        // A Date in the future makes no negative age; an invalid Age is ignored.
+        let future = Self.entry(["Date": Self.http(Self.t0.addingTimeInterval(500)), "Age": "x"])
+        #expect(CacheRules.currentAge(future, now: Self.t0.addingTimeInterval(3)) == 3)
+    }
+
+    struct Storable: Sendable, CustomTestStringConvertible {
+        var name: String
+        var method = "GET"
+        var status = 200
+        var request: [String: String] = [:]
+        var response: [String: String] = [:]
+        var policy = CachePolicy.protocolRules
+        var storable: Bool
+        var testDescription: String { name }
+    }
+
+    static let storable: [Storable] = [
+        Storable(name: "200 without directives (heuristically cacheable)", storable: true),
+        Storable(name: "POST", method: "POST", response: ["Cache-Control": "max-age=60"], storable: false),
+        Storable(name: "HEAD", method: "HEAD", storable: false),
+        Storable(name: "no-store in the response", response: ["Cache-Control": "no-store"], storable: false),
+        Storable(name: "no-store in the request", request: ["Cache-Control": "no-store"], storable: false),
+        Storable(name: "private is fine for a private cache", response: ["Cache-Control": "private"], storable: true),
+        Storable(name: "no-cache is stored (and revalidated)", response: ["Cache-Control": "no-cache"], storable: true),
+        Storable(name: "302 without freshness", status: 302, storable: false),
+        Storable(name: "302 with max-age", status: 302, response: ["Cache-Control": "max-age=5"], storable: true),
+        Storable(name: "404", status: 404, storable: true),
+        Storable(name: "500", status: 500, storable: false),
+        Storable(name: "206", status: 206, response: ["Cache-Control": "max-age=60"], storable: false),
+        Storable(name: "Vary: *", response: ["Vary": "*"], storable: false),
+        Storable(name: "Vary: Accept", response: ["Vary": "Accept"], storable: true),
+        Storable(name: "Authorization", request: ["Authorization": "Bearer secret"], storable: false),
+        Storable(
+            name: "Authorization, target opts in", request: ["Authorization": "Bearer secret"],
+            policy: CachePolicy.protocolRules.storingAuthorizedResponses(), storable: true),
+    ]
+
+    @Test(arguments: storable) func storability(_ row: Storable) {
+        #expect(
+            CacheRules.isStorable(
+                request: Self.request(row.request, method: row.method), statusCode: row.status,
+                headers: row.response, policy: row.policy) == row.storable)
+    }
+
+    enum Expected: Sendable, Equatable {
+        case answer, send(conditional: Bool, keepsStored: Bool), miss
+    }
+
+    struct Decision: Sendable, CustomTestStringConvertible {
+        var name: String
+        var stored: [String: String]?
+        var storedVary: [String: String] = [:]
+        var request: [String: String] = [:]
+        var mode = CachePolicy.Mode.protocolRules
+        var age: TimeInterval = 30
+        var expected: Expected
+        var testDescription: String { name }
+    }
+
+    static let decisions: [Decision] = [
+        Decision(name: "nothing stored", stored: nil, expected: .send(conditional: false, keepsStored: false)),
+        Decision(name: "fresh", stored: ["Cache-Control": "max-age=60"], expected: .answer),
+        Decision(
+            name: "stale with an ETag", stored: ["Cache-Control": "max-age=10", "ETag": "\"v1\""],
+            expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "stale without validators (kept for stale-if-error)", stored: ["Cache-Control": "max-age=10"],
+            expected: .send(conditional: false, keepsStored: true)),
+        Decision(
+            name: "no-cache always revalidates", stored: ["Cache-Control": "max-age=600, no-cache", "ETag": "\"v1\""],
+            expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "request no-cache", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
+            request: ["Cache-Control": "no-cache"], expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "request Pragma: no-cache", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
+            request: ["Pragma": "no-cache"], expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "request max-age below the age", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
+            request: ["Cache-Control": "max-age=5"], expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "request with its own validator", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
+            request: ["If-None-Match": "\"mine\""], expected: .send(conditional: true, keepsStored: false)),
+        Decision(
+            name: "Vary matches", stored: ["Cache-Control": "max-age=60", "Vary": "Accept"],
+            storedVary: [
+                "accept": CacheRules.varyDigests(names: ["accept"], request: request(["Accept": "a/b"]))["accept"]!
+            ],
+            request: ["Accept": "a/b"], expected: .answer),
+        Decision(
+            name: "Vary differs", stored: ["Cache-Control": "max-age=60", "Vary": "Accept"],
+            storedVary: ["accept": "-"], request: ["Accept": "a/b"],
+            expected: .send(conditional: false, keepsStored: false)),
+        Decision(
+            name: "Vary: * never matches", stored: ["Cache-Control": "max-age=60", "Vary": "*"],
+            expected: .send(conditional: false, keepsStored: false)),
+        Decision(
+            name: "cache first, stale", stored: ["Cache-Control": "max-age=1"], mode: .cacheFirst, expected: .answer),
+        Decision(
+            name: "cache first, nothing", stored: nil, mode: .cacheFirst,
+            expected: .send(conditional: false, keepsStored: false)),
+        Decision(name: "cache only, stale", stored: ["Cache-Control": "no-store"], mode: .cacheOnly, expected: .answer),
+        Decision(name: "cache only, nothing", stored: nil, mode: .cacheOnly, expected: .miss),
+        Decision(
+            name: "network only, fresh", stored: ["Cache-Control": "max-age=600"], mode: .networkOnly,
+            expected: .send(conditional: false, keepsStored: false)),
+        Decision(
+            name: "only-if-cached, stale", stored: ["Cache-Control": "max-age=1"],
+            request: ["Cache-Control": "only-if-cached"], expected: .miss),
+    ]
+
+    @Test(arguments: decisions) func decide(_ row: Decision) {
+        let stored = row.stored.map { Self.entry($0, vary: row.storedVary) }
+        let request = Self.request(row.request)
+        let decision = CacheRules.decide(
+            request, stored: stored, mode: row.mode, now: Self.t0.addingTimeInterval(row.age), heuristicCap: 86_400)
+        switch (decision, row.expected) {
+        case (.answer, .answer), (.miss, .miss): break
+        case (.send(let sent, let kept), .send(let conditional, let keepsStored)):
+            #expect((sent.value(forHTTPHeaderField: "If-None-Match") != nil) == conditional)
+            #expect((kept != nil) == keepsStored)
+        default: Issue.record("decided \(decision), expected \(row.expected)")
+        }
+    }
+
+    @Test func conditionalRequestUsesTheStoredValidators() {
+        let entry = Self.entry(["ETag": "W/\"v1\"", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"])
+        let request = CacheRules.conditional(Self.request(), for: entry)
+        #expect(request.value(forHTTPHeaderField: "If-None-Match") == "W/\"v1\"")
+        #expect(request.value(forHTTPHeaderField: "If-Modified-Since") == "Sun, 06 Nov 1994 08:49:37 GMT")
+        // A validator that could split a header is never sent.
+        let hostile = CacheRules.conditional(Self.request(), for: Self.entry(["ETag": "\"a\"\r\nX-Evil: 1"]))
+        #expect(hostile.value(forHTTPHeaderField: "If-None-Match") == nil)
+    }
+
+    @Test func notModifiedUpdatesTheStoredHeaders() {
+        let entry = Self.entry([
+            "Cache-Control": "max-age=10", "ETag": "\"v1\"", "Content-Length": "6", "Content-Type": "text/plain",
+        ])
+        let later = Self.t0.addingTimeInterval(100)
+        let merged = CacheRules.merging(
+            entry,
+            notModified: [
+                "cache-control": "max-age=300", "Content-Length": "0", "Set-Cookie": "s=1", "X-New": "yes",
+                "Connection": "close",
+            ], requestTime: later, responseTime: later)
+        #expect(merged.header("Cache-Control") == "max-age=300")
+        #expect(merged.headers.keys.filter { $0.lowercased() == "cache-control" }.count == 1)
+        #expect(merged.header("Content-Length") == "6")
+        #expect(merged.header("Content-Type") == "text/plain")
+        #expect(merged.header("X-New") == "yes")
+        #expect(merged.header("Set-Cookie") == nil)
+        #expect(merged.header("Connection") == nil)
+        #expect(merged.body == entry.body)
+        #expect(merged.responseTime == later)
+        #expect(
+            CacheRules.storedHeaders(["Set-Cookie": "s=1", "Content-Length": "3", "A": "b"]).keys.sorted() == [
+                "A", "Content-Length",
+            ])
+    }
+
+    @Test func unsafeMethodsInvalidateSameOriginURLs() {
+        let url = URL(string: "https://api.example.com/items/1")!
+        let invalidated = CacheRules.invalidated(
+            method: "POST", url: url, statusCode: 201, location: "/items/2",
+            contentLocation: "https://other.example.com/items/3")
+        #expect(
+            invalidated.map(\.absoluteString) == ["https://api.example.com/items/1", "https://api.example.com/items/2"])
+        #expect(
+            CacheRules.invalidated(method: "DELETE", url: url, statusCode: 204, location: nil, contentLocation: nil)
+                == [url])
+        #expect(
+            CacheRules.invalidated(method: "PUT", url: url, statusCode: 500, location: nil, contentLocation: nil)
+                .isEmpty)
+        #expect(
+            CacheRules.invalidated(method: "GET", url: url, statusCode: 200, location: nil, contentLocation: nil)
+                .isEmpty)
+        // Another port is another origin.
+        #expect(
+            CacheRules.invalidated(
+                method: "PATCH", url: url, statusCode: 200, location: "https://api.example.com:8443/items/1",
+                contentLocation: nil) == [url])
+    }
+
+    struct Stale: Sendable, CustomTestStringConvertible {
+        var name: String
+        var headers: [String: String]
+        var request: [String: String] = [:]
+        var mode = CachePolicy.Mode.protocolRules
+        var offline = true
+        var age: TimeInterval
+        var allowed: Bool
+        var testDescription: String { name }
+    }
+
+    static let stale: [Stale] = [
+        Stale(
+            name: "stale-if-error within", headers: ["Cache-Control": "max-age=10, stale-if-error=60"], age: 40,
+            allowed: true),
+        Stale(
+            name: "stale-if-error past", headers: ["Cache-Control": "max-age=10, stale-if-error=60"], age: 100,
+            allowed: false),
+        Stale(
+            name: "stale-if-error on a 5xx", headers: ["Cache-Control": "max-age=10, stale-if-error=60"],
+            offline: false,
+            age: 40, allowed: true),
+        Stale(
+            name: "request stale-if-error", headers: ["Cache-Control": "max-age=10"],
+            request: ["Cache-Control": "stale-if-error=60"], age: 40, allowed: true),
+        Stale(
+            name: "must-revalidate forbids it",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=60, must-revalidate"],
+            age: 40, allowed: false),
+        Stale(name: "nothing allows it", headers: ["Cache-Control": "max-age=10"], age: 40, allowed: false),
+        Stale(
+            name: "stale while offline", headers: ["Cache-Control": "max-age=10"], mode: .staleWhileOffline,
+            age: 100_000, allowed: true),
+        Stale(
+            name: "stale while offline is not for a 5xx", headers: ["Cache-Control": "max-age=10"],
+            mode: .staleWhileOffline,
+            offline: false, age: 100, allowed: false),
+        Stale(
+            name: "stale while offline respects must-revalidate",
+            headers: ["Cache-Control": "max-age=10, must-revalidate"],
+            mode: .staleWhileOffline, age: 100, allowed: false),
+    ]
+
+    @Test(arguments: stale) func servingStaleAfterAnError(_ row: Stale) {
+        #expect(
+            CacheRules.mayServeStale(
+                Self.entry(row.headers), request: Self.request(row.request), mode: row.mode, offline: row.offline,
+                now: Self.t0.addingTimeInterval(row.age), heuristicCap: 86_400) == row.allowed)
+    }
+
+    @Test func keysIgnoreTheFragmentAndHostCase() {
+        #expect(
+            CacheRules.key(for: URL(string: "https://API.example.com/a?b=1#frag")!)
+                == "GET https://api.example.com/a?b=1")
+        #expect(CacheRules.key(for: URL(string: "ftp://example.com/a")!) == nil)
+    }
+
+    @Test func hostileCacheControlIsBounded() {
+        let huge = Array(repeating: "no-store", count: 100_000).joined(separator: ",") + ",max-age=5"
+        let directives = CacheControl(huge)
+        #expect(directives.noStore)
+        #expect(directives.maxAge == nil)  // past the directives read
+        #expect(CacheRules.varyNames(String(repeating: "a,", count: 100_000))?.count == 1)
+    }
+}
