@@ -1,0 +1,61 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Courier's integrations: one companion package with one product per ecosystem, so that CI builds
+// the root package once for all of them (see README.md, "Why one package"). Each product depends
+// only on the packages it needs; an app that adds CourierLogging builds swift-log and nothing else.
+// The root package keeps zero dependencies.
+let package = Package(
+    name: "CourierIntegrations",
+    platforms: [
+        .macOS(.v13),
+        .iOS(.v16),
+        .tvOS(.v16),
+        .watchOS(.v9),
+        .visionOS(.v1),
+    ],
+    products: [
+        // NetworkLoggerPlugin's lines into a swift-log Logger.
+        .library(name: "CourierLogging", targets: ["CourierLogging"]),
+        // Every call counted and timed into swift-metrics.
+        .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
+    ],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    ],
+    targets: [
+        .target(
+            name: "CourierLogging",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CourierMetrics",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierLoggingTests",
+            dependencies: [
+                "CourierLogging",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierMetricsTests",
+            dependencies: [
+                "CourierMetrics",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
