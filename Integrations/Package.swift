@@ -19,11 +19,15 @@ let package = Package(
         .library(name: "CourierLogging", targets: ["CourierLogging"]),
         // Every call counted and timed into swift-metrics.
         .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
+        // One span per call into swift-distributed-tracing, its context sent in the request.
+        .library(name: "CourierTracing", targets: ["CourierTracing"]),
     ],
     dependencies: [
         .package(name: "Courier", path: ".."),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Tracing re-exports ServiceContext (its ServiceContextModule): no swift-service-context.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
     ],
     targets: [
         .target(
@@ -40,6 +44,13 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
+        .target(
+            name: "CourierTracing",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         .testTarget(
             name: "CourierLoggingTests",
             dependencies: [
@@ -54,6 +65,16 @@ let package = Package(
                 "CourierMetrics",
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(
+            name: "CourierTracingTests",
+            dependencies: [
+                "CourierTracing",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
         ),
     ],
