@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "CourierMetrics", targets: ["CourierMetrics"]),
         // One span per call into swift-distributed-tracing, its context sent in the request.
         .library(name: "CourierTracing", targets: ["CourierTracing"]),
+        // A ClientTransport: swift-openapi-generator's clients sent through a Courier Provider.
+        .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     ],
     dependencies: [
         .package(name: "Courier", path: ".."),
@@ -28,6 +30,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Tracing re-exports ServiceContext (its ServiceContextModule): no swift-service-context.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // The runtime only: the client used in the tests is generated once and committed
+        // (scripts/generate-openapi-client), so nothing builds the generator or its plugin.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -49,6 +55,14 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .target(
+            name: "CourierOpenAPI",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
@@ -76,6 +90,18 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
+        ),
+        // With a client generated from OpenAPI/openapi.yaml (Generated/) and HAR fixtures (Fixtures/).
+        .testTarget(
+            name: "CourierOpenAPITests",
+            dependencies: [
+                "CourierOpenAPI",
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["OpenAPI", "Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
