@@ -78,6 +78,7 @@ let package = Package(
             dependencies: [
                 "CourierMetrics",
                 .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),

@@ -18,6 +18,12 @@ import Courier
 /// | `courier_requests_total` | `Counter` | calls that ended |
 /// | `courier_request_duration_seconds` | `Timer` (nanoseconds) | the whole call: mappings, plugins, attempts, waits |
 /// | `courier_request_attempts` | `Recorder` (aggregating) | sends per call, re-sends after a refresh included |
+/// | `courier_dns_lookup_duration_seconds` | `Timer` | the last attempt's DNS lookup, when the transport says |
+/// | `courier_connect_duration_seconds` | `Timer` | the last attempt's connection setup, when the transport says |
+/// | `courier_tls_handshake_duration_seconds` | `Timer` | the last attempt's TLS handshake, when the transport says |
+///
+/// The last three are recorded only for calls whose transport reported them (`TransferMetrics`:
+/// `URLSessionTransport` on Apple platforms; a reused connection has none).
 ///
 /// ## Dimensions
 /// Every metric has the same four, each with a bounded set of values:
@@ -54,6 +60,16 @@ public struct SwiftMetricsPlugin: Plugin {
             label: "\(labelPrefix)_request_attempts", dimensions: dimensions, aggregate: true, factory: factory
         )
         .record(metrics.attempts.count)
+        // The connection of the last attempt, when the transport says (`TransferMetrics`).
+        guard let transfer = metrics.attempts.last?.transfer else { return }
+        let phases = [
+            ("dns_lookup", transfer.domainLookup), ("connect", transfer.connect),
+            ("tls_handshake", transfer.secureConnection),
+        ]
+        for case (let phase, let duration?) in phases {
+            Timer(label: "\(labelPrefix)_\(phase)_duration_seconds", dimensions: dimensions, factory: factory)
+                .recordNanoseconds(Self.nanoseconds(duration))
+        }
     }
 
     /// The four dimensions of a call's metrics.

@@ -33,6 +33,9 @@ import Tracing
 /// | `courier.refreshes` | end | credential refreshes waited for |
 /// | `courier.joined_shared_request` | end | whether an attempt joined an identical request in flight |
 /// | `network.protocol.version` | end | the last attempt's HTTP version, when the transport says |
+/// | `network.peer.address` | end | the server's IP address, when the transport says |
+/// | `courier.connection.reused` | end | whether the last attempt reused a connection, when the transport says |
+/// | `courier.connection.dns_ms`, `.connect_ms`, `.tls_ms` | end | the last attempt's DNS, connect and TLS times, when the transport says (`TransferMetrics`) |
 /// | `error.type` | end, failures | the ``CourierError`` case, `cancelled` or `timeout` |
 ///
 /// Events: `courier.attempt` before each send (`courier.attempt`: its number), `courier.retry`
@@ -118,8 +121,21 @@ public struct TracingPlugin: Plugin {
             attributes["courier.attempts"] = metrics.attempts.count
             attributes["courier.refreshes"] = metrics.refreshes
             attributes["courier.joined_shared_request"] = metrics.joinedSharedRequest
-            if let version = metrics.attempts.last?.transfer?.httpVersion {
-                attributes["network.protocol.version"] = Self.protocolVersion(version)
+            if let transfer = metrics.attempts.last?.transfer {
+                if let version = transfer.httpVersion {
+                    attributes["network.protocol.version"] = Self.protocolVersion(version)
+                }
+                if let address = transfer.remoteAddress { attributes["network.peer.address"] = address }
+                if let reused = transfer.connectionReused { attributes["courier.connection.reused"] = reused }
+                if let lookup = transfer.domainLookup {
+                    attributes["courier.connection.dns_ms"] = Int(Self.milliseconds(lookup))
+                }
+                if let connect = transfer.connect {
+                    attributes["courier.connection.connect_ms"] = Int(Self.milliseconds(connect))
+                }
+                if let tls = transfer.secureConnection {
+                    attributes["courier.connection.tls_ms"] = Int(Self.milliseconds(tls))
+                }
             }
         }
         switch result {

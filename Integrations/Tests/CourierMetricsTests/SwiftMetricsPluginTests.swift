@@ -1,4 +1,5 @@
 import Courier
+import CourierTesting
 import Foundation
 import Testing
 
@@ -65,6 +66,27 @@ import Testing
         call.cancel()
         _ = try? await call.value
         #expect(metrics.values("api_requests_total", dimensions("API.user", "GET", "none", "cancelled")) == [1])
+    }
+
+    @Test func connectionPhasesAreTimedWhenTheTransportReportsThem() async throws {
+        let metrics = InMemoryMetrics()
+        let transport = StubTransport()
+        transport.on(
+            .get, "users/ada",
+            .handler { request in
+                Response(
+                    statusCode: 200, data: Data(), request: request,
+                    transferMetrics: TransferMetrics(
+                        connectionReused: false, domainLookup: .milliseconds(3), connect: .milliseconds(12)))
+            })
+        transport.on(.get, "users/grace", .status(200))
+        let provider = Provider<API>(transport: transport, plugins: [.swiftMetrics(factory: metrics)])
+        _ = try await provider.request(.user("ada"))
+        _ = try await provider.request(.user("grace"))
+        let ok = dimensions("API.user", "GET", "2xx", "success")
+        #expect(metrics.values("courier_dns_lookup_duration_seconds", ok) == [3_000_000])
+        #expect(metrics.values("courier_connect_duration_seconds", ok) == [12_000_000])
+        #expect(metrics.values("courier_tls_handshake_duration_seconds", ok).isEmpty)
     }
 
     @Test(arguments: [(200, "2xx"), (302, "3xx"), (404, "4xx"), (599, "5xx"), (99, "other"), (600, "other")])

@@ -101,6 +101,29 @@ import Tracing
         #expect(sent.value(forHTTPHeaderField: InMemoryTracer.spanIDKey) == call.spanID)
     }
 
+    @Test func connectionDetailsTheTransportReportsAreAttributes() async throws {
+        let tracer = InMemoryTracer()
+        let transport = StubTransport()
+        transport.on(
+            .get, "users/ada",
+            .handler { request in
+                Response(
+                    statusCode: 200, data: Data(), request: request,
+                    transferMetrics: TransferMetrics(
+                        httpVersion: "HTTP/2", connectionReused: false, remoteAddress: "127.0.0.1",
+                        domainLookup: .milliseconds(3), connect: .milliseconds(12), secureConnection: .milliseconds(8)))
+            })
+        let provider = Provider<API>(transport: transport, plugins: [.tracing(tracer: tracer)])
+        _ = try await provider.request(.user("ada"))
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.attributes.get("network.protocol.version") == .string("2"))
+        #expect(span.attributes.get("network.peer.address") == .string("127.0.0.1"))
+        #expect(span.attributes.get("courier.connection.reused") == .bool(false))
+        #expect(span.attributes.get("courier.connection.dns_ms") == .int64(3))
+        #expect(span.attributes.get("courier.connection.connect_ms") == .int64(12))
+        #expect(span.attributes.get("courier.connection.tls_ms") == .int64(8))
+    }
+
     @Test func secretsInTheURLAreRedacted() async throws {
         let tracer = InMemoryTracer()
         let provider = Provider<MultiTarget>(
