@@ -22,7 +22,8 @@ import OpenAPIRuntime
 /// ## Bodies
 /// - The response body streams: the provider's `stream(_:)` hands over the head as soon as it is
 ///   accepted, and the body's chunks become the `HTTPBody`'s as they arrive (iterable once, with
-///   Courier's backpressure and limits; its length is `Content-Length` when the server sent one).
+///   Courier's backpressure and limits; its length is `Content-Length` when the server sent one and
+///   the body is not encoded).
 ///   Cancelling the task that reads it, or dropping it, ends the transfer.
 /// - The request body is collected before the call, up to ``maxRequestBodyBytes`` (a larger one
 ///   fails with ``CourierOpenAPIError/requestBodyTooLarge(limit:)`` before anything is sent), so that
@@ -82,8 +83,17 @@ public struct CourierTransport: ClientTransport {
         }
         let fields = Self.fields(stream.response)
         let response = HTTPResponse(status: .init(code: stream.statusCode), headerFields: fields)
-        let length = fields[.contentLength].flatMap { Int64($0) }.map { HTTPBody.Length.known($0) } ?? .unknown
-        return (response, HTTPBody(stream.chunks, length: length, iterationBehavior: .single))
+        return (response, HTTPBody(stream.chunks, length: Self.length(fields), iterationBehavior: .single))
+    }
+
+    /// The body's length: `Content-Length` when the body arrives as sent; unknown when it is encoded
+    /// (transports decode `gzip` and `deflate`, so the bytes read differ from the header).
+    static func length(_ fields: HTTPFields) -> HTTPBody.Length {
+        let encoding = fields[.contentEncoding]?.lowercased() ?? "identity"
+        guard encoding == "identity", let length = fields[.contentLength].flatMap({ Int64($0) }) else {
+            return .unknown
+        }
+        return .known(length)
     }
 
     /// The statuses the provider's retry policy retries, when it retries at all.
@@ -94,7 +104,7 @@ public struct CourierTransport: ClientTransport {
     /// The response of a status refused only so that it could be retried.
     static func refusedResponse(_ error: CourierError) -> Response? {
         switch error {
-        case .statusCode(let response): response
+        case .statusCode(let response), .apiError(_, let response): response
         case .retryLimitReached(_, let lastError): refusedResponse(lastError)
         default: nil
         }

@@ -113,6 +113,15 @@ import Testing
         #expect(statusCode == 418)
     }
 
+    @Test func anEncodedBodyHasNoKnownLength() {
+        var fields = HTTPFields()
+        fields[.contentLength] = "10"
+        #expect(CourierTransport.length(fields) == .known(10))
+        fields[.contentEncoding] = "gzip"
+        #expect(CourierTransport.length(fields) == .unknown)
+        #expect(CourierTransport.length(HTTPFields()) == .unknown)
+    }
+
     @Test func repeatedHeaderFieldsAreJoined() {
         var fields = HTTPFields()
         fields.append(HTTPField(name: .accept, value: "a"))
