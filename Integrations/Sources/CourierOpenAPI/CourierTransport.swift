@@ -17,7 +17,7 @@ import OpenAPIRuntime
 /// ```
 ///
 /// Each request is an ``OpenAPIOperation`` whose target name is its operation ID, so
-/// `RequestContext.targetName`, log lines, metrics and spans say `OpenAPIOperation.getUser`.
+/// `RequestContext.targetName`, log lines, metrics and spans say `OpenAPIOperation.getEcho`.
 ///
 /// ## Bodies
 /// - The response body streams: the provider's `stream(_:)` hands over the head as soon as it is

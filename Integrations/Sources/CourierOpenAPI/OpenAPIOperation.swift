@@ -4,7 +4,7 @@ import Foundation
 /// One request of an OpenAPI-generated client, as a Courier target: what ``CourierTransport``
 /// sends through its provider.
 ///
-/// Its ``RequestContext``'s `targetName` is `OpenAPIOperation.<operationID>` (`OpenAPIOperation.getUser`):
+/// Its `RequestContext`'s `targetName` is `OpenAPIOperation.<operationID>` (`OpenAPIOperation.getEcho`):
 /// plugins, logs, metrics and spans name the operation, never its arguments. (`targetName` names an
 /// enum's case by the value's description up to its first `(`: this enum's one case describes itself
 /// as its operation ID.)
