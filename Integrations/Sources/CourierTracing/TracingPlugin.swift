@@ -36,7 +36,7 @@ import Tracing
 /// | `network.peer.address` | end | the server's IP address, when the transport says |
 /// | `courier.connection.reused` | end | whether the last attempt reused a connection, when the transport says |
 /// | `courier.connection.dns_ms`, `.connect_ms`, `.tls_ms` | end | the last attempt's DNS, connect and TLS times, when the transport says (`TransferMetrics`) |
-/// | `error.type` | end, failures | the ``CourierError`` case, `cancelled` or `timeout` |
+/// | `error.type` | end, failures | the `CourierError` case, `cancelled` or `timeout` |
 ///
 /// Events: `courier.attempt` before each send (`courier.attempt`: its number), `courier.retry`
 /// before each wait (`courier.attempt`: the attempt that failed, `courier.retry.delay_ms`,
