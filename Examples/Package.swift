@@ -7,7 +7,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [
         .package(name: "Courier", path: ".."),
-        // Only for the Observability bridges; the Courier package itself depends on nothing.
+        // The integrations (CourierLogging, CourierMetrics) and, for the Observability example, the
+        // packages they bridge to; the Courier package itself depends on nothing.
+        .package(name: "CourierIntegrations", path: "../Integrations"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
@@ -43,12 +45,14 @@ let package = Package(
             dependencies: ["ExampleSupport", .product(name: "Courier", package: "Courier")],
             path: "Sources/StreamEvents"
         ),
-        // Courier into the ecosystem: NetworkLoggerPlugin into swift-log, request metrics into
-        // swift-metrics. A few lines each, to copy.
+        // Courier into the ecosystem through the integrations' products: NetworkLoggerPlugin into
+        // swift-log (CourierLogging), every call counted and timed into swift-metrics (CourierMetrics).
         .target(
             name: "Observability",
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierLogging", package: "CourierIntegrations"),
+                .product(name: "CourierMetrics", package: "CourierIntegrations"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]

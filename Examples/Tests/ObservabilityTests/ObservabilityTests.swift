@@ -6,7 +6,7 @@ import Testing
 
 @testable import Observability
 
-/// The bridges in `Sources/Observability` do what their comments say, without a global bootstrap.
+/// The example in `Sources/Observability` logs and counts calls, without a global bootstrap.
 @Suite struct ObservabilityTests {
     enum API: TargetType {
         case user(String)
@@ -52,10 +52,15 @@ import Testing
         }
     }
 
+    static func dimensions(_ target: String, _ status: String, _ outcome: String) -> [(String, String)] {
+        [("target", target), ("method", "GET"), ("status_class", status), ("outcome", outcome)]
+    }
+
     @Test func networkLoggerLinesGoToSwiftLog() async throws {
         let entries = Capture.Entries()
         let logger = Logger(label: "courier") { _ in Capture(entries: entries) }
-        let provider = Provider<API>(stubClosure: Provider.immediatelyStub, plugins: [.swiftLog(logger, level: .info)])
+        let provider: Provider<API> = observedProvider(
+            logger: logger, metrics: TestMetrics(), stubClosure: Provider.immediatelyStub)
         _ = try await provider.request(.user("ada"))
         #expect(entries.all.map(\.0) == [.info, .info])
         #expect(
@@ -67,23 +72,24 @@ import Testing
 
     @Test func everyCallIsCountedAndTimedPerTargetAndOutcome() async throws {
         let metrics = TestMetrics()
-        let provider = Provider<API>(
-            stubClosure: Provider.immediatelyStub, plugins: [RequestMetricsPlugin(factory: metrics)])
+        let logger = Logger(label: "courier") { _ in SwiftLogNoOpLogHandler() }
+        let provider: Provider<API> = observedProvider(
+            logger: logger, metrics: metrics, stubClosure: Provider.immediatelyStub)
         _ = try await provider.request(.user("ada"))
         _ = try await provider.request(.user("grace"))
         _ = try? await provider.request(.broken)
 
-        let ok = try metrics.expectCounter("courier_requests_total", [("target", "API.user"), ("outcome", "2xx")])
+        let ok = try metrics.expectCounter("courier_requests_total", Self.dimensions("API.user", "2xx", "success"))
         #expect(ok.totalValue == 2)
         let failed = try metrics.expectCounter(
-            "courier_requests_total", [("target", "API.broken"), ("outcome", "5xx")])
+            "courier_requests_total", Self.dimensions("API.broken", "5xx", "failure"))
         #expect(failed.totalValue == 1)
         let timer = try metrics.expectTimer(
-            "courier_request_duration_seconds", [("target", "API.user"), ("outcome", "2xx")])
+            "courier_request_duration_seconds", Self.dimensions("API.user", "2xx", "success"))
         #expect(timer.values.count == 2)
         #expect(timer.values.allSatisfy { $0 >= 0 })
         let attempts = try metrics.expectRecorder(
-            "courier_request_attempts", [("target", "API.broken"), ("outcome", "5xx")])
+            "courier_request_attempts", Self.dimensions("API.broken", "5xx", "failure"))
         #expect(attempts.lastValue == 1)
     }
 }

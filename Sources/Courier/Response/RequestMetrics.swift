@@ -87,17 +87,42 @@ public struct TransferMetrics: Sendable, Hashable {
     public var httpVersion: String?
     /// Where the response came from when the provider has an ``HTTPCache`` (``Response/cacheStatus``).
     public var cacheStatus: CacheStatus = .network  // HTTP cache (issue 26)
+    // Issue 28 (connection details): the five properties below, their init parameters, and
+    // TransferMetrics+URLSession.swift; SessionRouter's lines are marked with the same comment.
+    /// Whether the request went over a connection that an earlier request opened; `nil` when the
+    /// transport does not say. `URLSessionTransport` on Apple platforms reports it
+    /// (`URLSessionTaskMetrics`); FoundationNetworking on Linux reports no task metrics at all
+    /// (probed with Swift 6.3.1), and AsyncHTTPClient's async API (1.37) only the HTTP version.
+    public var connectionReused: Bool?
+    /// The server's IP address as the connection saw it; `nil` when the transport does not say
+    /// (as for ``connectionReused``).
+    public var remoteAddress: String?
+    /// How long the DNS lookup took; `nil` when there was none (a reused connection, an IP
+    /// address) or the transport does not say (as for ``connectionReused``).
+    public var domainLookup: Duration?
+    /// How long opening the connection took, TLS handshake included; `nil` when no connection was
+    /// opened or the transport does not say (as for ``connectionReused``).
+    public var connect: Duration?
+    /// How long the TLS handshake took; `nil` without TLS, on a reused connection, or when the
+    /// transport does not say (as for ``connectionReused``).
+    public var secureConnection: Duration?
 
-    /// Creates transfer metrics.
+    /// Creates transfer metrics; every connection detail defaults to `nil` (not reported).
     public init(
         bytesSent: Int64 = 0, bytesReceived: Int64 = 0, redirects: Int = 0, responseStart: Duration? = nil,
-        httpVersion: String? = nil
+        httpVersion: String? = nil, connectionReused: Bool? = nil, remoteAddress: String? = nil,
+        domainLookup: Duration? = nil, connect: Duration? = nil, secureConnection: Duration? = nil
     ) {
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
         self.redirects = redirects
         self.responseStart = responseStart
         self.httpVersion = httpVersion
+        self.connectionReused = connectionReused
+        self.remoteAddress = remoteAddress
+        self.domainLookup = domainLookup
+        self.connect = connect
+        self.secureConnection = secureConnection
     }
 }
 

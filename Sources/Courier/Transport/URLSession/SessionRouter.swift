@@ -38,6 +38,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var bodyLimit: BodyLimit?
         /// Courier has asked FoundationNetworking to cancel the task (once per task).
         var cancelIssued = false
+        /// Issue 28 (connection details): the task's metrics, when URLSession reported them.
+        var taskMetrics: TransferMetrics?
     }
 
     /// Every transfer from ``register`` until FoundationNetworking delivers its end
@@ -363,6 +365,18 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    // Issue 28 (connection details): URLSession reports the task's metrics before its end (Apple
+    // platforms; FoundationNetworking never calls this), read into the response's TransferMetrics.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        entries.withLock { entries in
+            _ = Self.update(&entries[task.taskIdentifier]) { entry in
+                entry.taskMetrics = TransferMetrics(
+                    metrics, bytesSent: task.countOfBytesSent, bytesReceived: entry.received,
+                    redirects: entry.redirects)
+            }
+        }
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let stream = entry.stream, entry.headDelivered {
@@ -408,6 +422,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         return .success(
             Response(
                 statusCode: httpResponse.statusCode, data: entry.data, request: entry.request,
-                response: httpResponse, fileURL: entry.file?.url))
+                response: httpResponse, fileURL: entry.file?.url,
+                transferMetrics: entry.taskMetrics))  // Issue 28 (connection details)
     }
 }

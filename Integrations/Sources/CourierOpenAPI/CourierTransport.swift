@@ -1,0 +1,153 @@
+import Courier
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `ClientTransport` for swift-openapi-generator's clients that sends every request through a
+/// Courier `Provider`: its plugins, retries (`Retry-After` included), credential refresh,
+/// deadlines, limits, metrics, stubs and record/replay apply to generated clients too.
+///
+/// ```swift
+/// let provider = Provider<OpenAPIOperation>(plugins: [.accessToken { _ in token }], retryPolicy: .default)
+/// let client = Client(serverURL: try Servers.Server1.url(), transport: CourierTransport(provider: provider))
+/// ```
+///
+/// Each request is an ``OpenAPIOperation`` whose target name is its operation ID, so
+/// `RequestContext.targetName`, log lines, metrics and spans say `OpenAPIOperation.getEcho`.
+///
+/// ## Bodies
+/// - The response body streams: the provider's `stream(_:)` hands over the head as soon as it is
+///   accepted, and the body's chunks become the `HTTPBody`'s as they arrive (iterable once, with
+///   Courier's backpressure and limits; its length is `Content-Length` when the server sent one and
+///   the body is not encoded).
+///   Cancelling the task that reads it, or dropping it, ends the transfer.
+/// - The request body is collected before the call, up to ``maxRequestBodyBytes`` (a larger one
+///   fails with ``CourierOpenAPIError/requestBodyTooLarge(limit:)`` before anything is sent), so that
+///   every attempt — a retry, a re-send after a credential refresh — sends the whole body again,
+///   even one the client can iterate only once. A Courier target's body is `Data` or a file: there
+///   is no streamed request body in Courier's pipeline to map it to.
+///
+/// ## Statuses
+/// The generated client turns documented and `default` responses into its `Output` itself, so
+/// every status reaches it, except that the statuses the provider's `RetryPolicy` retries (408,
+/// 429, 500, 502, 503, 504 by default) are retried first (``OpenAPIOperation/validation``). When
+/// the last attempt still answers one, the client gets that response, with the start of its body
+/// that Courier keeps for a refused status (`Limits.maxErrorBodyBytes`, 1 MiB by default).
+/// Transport failures reach the client as the provider's `CourierError`, which the client wraps in
+/// its `ClientError`.
+public struct CourierTransport: ClientTransport {
+    /// The default largest request body: 16 MiB.
+    public static let defaultMaxRequestBodyBytes = 16 << 20
+
+    /// The provider every request goes through.
+    public let provider: Provider<OpenAPIOperation>
+    /// The largest request body collected. Default: ``defaultMaxRequestBodyBytes`` (16 MiB).
+    public let maxRequestBodyBytes: Int
+
+    /// Creates a transport.
+    /// - Parameters:
+    ///   - provider: The provider every request goes through. Default: `Provider()` (URLSession,
+    ///     no plugins, no retries).
+    ///   - maxRequestBodyBytes: The largest request body collected; at least 0. Default:
+    ///     ``defaultMaxRequestBodyBytes`` (16 MiB).
+    public init(
+        provider: Provider<OpenAPIOperation> = Provider(),
+        maxRequestBodyBytes: Int = CourierTransport.defaultMaxRequestBodyBytes
+    ) {
+        self.provider = provider
+        self.maxRequestBodyBytes = max(0, maxRequestBodyBytes)
+    }
+
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let operation = OpenAPIOperation.operation(
+            OpenAPIOperation.Request(
+                operationID: operationID, baseURL: baseURL, pathAndQuery: request.path ?? "",
+                method: HTTPMethod(rawValue: request.method.rawValue), headers: Self.headers(request.headerFields),
+                body: try await collect(body), retriedStatusCodes: retriedStatusCodes))
+        let stream: ResponseStream
+        do {
+            stream = try await provider.stream(operation)
+        } catch {
+            // A retryable status after the last attempt: the client reads it as any other response.
+            guard let response = Self.refusedResponse(error) else { throw error }
+            let fields = Self.fields(response.response)
+            return (
+                HTTPResponse(status: .init(code: response.statusCode), headerFields: fields), HTTPBody(response.data)
+            )
+        }
+        let fields = Self.fields(stream.response)
+        let response = HTTPResponse(status: .init(code: stream.statusCode), headerFields: fields)
+        return (response, HTTPBody(stream.chunks, length: Self.length(fields), iterationBehavior: .single))
+    }
+
+    /// The body's length: `Content-Length` when the body arrives as sent; unknown when it is encoded
+    /// (transports decode `gzip` and `deflate`, so the bytes read differ from the header).
+    static func length(_ fields: HTTPFields) -> HTTPBody.Length {
+        let encoding = fields[.contentEncoding]?.lowercased() ?? "identity"
+        guard encoding == "identity", let length = fields[.contentLength].flatMap({ Int64($0) }) else {
+            return .unknown
+        }
+        return .known(length)
+    }
+
+    /// The statuses the provider's retry policy retries, when it retries at all.
+    var retriedStatusCodes: Set<Int> {
+        provider.retryPolicy.maxAttempts > 1 ? provider.retryPolicy.retryableStatusCodes : []
+    }
+
+    /// The response of a status refused only so that it could be retried.
+    static func refusedResponse(_ error: CourierError) -> Response? {
+        switch error {
+        case .statusCode(let response), .apiError(_, let response): response
+        case .retryLimitReached(_, let lastError): refusedResponse(lastError)
+        default: nil
+        }
+    }
+
+    /// A response head's header fields.
+    static func fields(_ response: HTTPURLResponse?) -> HTTPFields {
+        var fields = HTTPFields()
+        for (name, value) in response?.allHeaderFields ?? [:] {
+            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else {
+                continue
+            }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return fields
+    }
+
+    /// The body's bytes, up to ``maxRequestBodyBytes``; `nil` for no body.
+    func collect(_ body: HTTPBody?) async throws -> Data? {
+        guard let body else { return nil }
+        if case .known(let length) = body.length, length > Int64(maxRequestBodyBytes) {
+            throw CourierOpenAPIError.requestBodyTooLarge(limit: maxRequestBodyBytes)
+        }
+        var data = Data()
+        for try await chunk in body {
+            guard chunk.count <= maxRequestBodyBytes - data.count else {
+                throw CourierOpenAPIError.requestBodyTooLarge(limit: maxRequestBodyBytes)
+            }
+            data.append(contentsOf: chunk)
+        }
+        return data
+    }
+
+    /// The fields as a dictionary; a repeated name's values joined with `, ` under its first
+    /// spelling.
+    static func headers(_ fields: HTTPFields) -> [String: String] {
+        var headers: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for field in fields {
+            let key = spelling[field.name.canonicalName] ?? field.name.rawName
+            spelling[field.name.canonicalName] = key
+            headers[key] = headers[key].map { "\($0), \(field.value)" } ?? field.value
+        }
+        return headers
+    }
+}
