@@ -228,7 +228,13 @@ enum TransportBench {
         for which in clients {
             let marker = "\(run)-\(which.rawValue)"
             let reported = try await request(which, path: "small.json", decode: false, marker: marker)
-            let seen = serverProtocol(containing: marker, log: environment["TRANSPORT_BENCH_ACCESS_LOG"])
+            // nginx writes the line after the response went out: wait for it a little (1 s at most).
+            var seen: String?
+            for _ in 0..<20 {
+                seen = serverProtocol(containing: marker, log: environment["TRANSPORT_BENCH_ACCESS_LOG"])
+                if seen != nil || environment["TRANSPORT_BENCH_ACCESS_LOG"] == nil { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
             versions[which] = seen ?? reported.map { "\($0) (client)" } ?? "?"
             note("\(label)\(which.rawValue): server saw \(seen ?? "-"), client says \(reported ?? "-")")
         }
