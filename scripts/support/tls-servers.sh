@@ -3,6 +3,7 @@
 #
 #   tls_start HTTPBIN_URL FAULT_URL    makes the certificates, starts nginx, exports COURIER_TLS_*
 #   tls_stop                           stops nginx by PID and removes the temporary folder
+#   tls_run_with_test_ca WHAT CMD…     runs CMD with the test CA in the system bundle (Linux, see below)
 #
 # Everything lives in one `mktemp -d` folder: the CA's private keys are deleted as soon as the
 # certificates are signed; the client key stays until tls_stop (the tests need it). nginx is
@@ -191,7 +192,8 @@ http {
     uwsgi_temp_path $tls_dir/tmp/uwsgi;
     scgi_temp_path $tls_dir/tmp/scgi;
     client_max_body_size 0;
-    keepalive_requests 100000;
+    # High enough that no benchmark run retires a connection (an HTTP/2 GOAWAY mid-run).
+    keepalive_requests 10000000;
     http2_max_concurrent_streams 128;
     upstream courier_httpbin { server ${httpbin#http://}; keepalive 16; }
     upstream courier_fault { server ${fault#http://}; }
@@ -300,4 +302,33 @@ tls_start() {
     export COURIER_TLS_CLIENT_P12="$tls_dir/client.p12"
     export COURIER_TLS_SPKI_SHA256="$spki"
     echo "scripts/test: TLS servers (nginx pid $tls_nginx_pid) on $COURIER_TLS_URL and ports ${ports[*]:1}"
+}
+
+# FoundationNetworking on Linux trusts only the system bundle. Runs CMD (after tls_start) in a private
+# mount namespace (`unshare --mount`, root) where a bundle of the system's certificates plus the test
+# CA is bind-mounted over /etc/ssl/certs/ca-certificates.crt, with COURIER_TLS_SYSTEM_TRUST=test-ca;
+# nothing outside the process sees it. Where that is impossible, prints "WHAT: the test CA cannot be
+# added to the system bundle (why)" and runs CMD as it is. Returns CMD's status.
+tls_run_with_test_ca() {
+    local what=$1 bundle=/etc/ssl/certs/ca-certificates.crt why=""
+    shift
+    if [ "$(uname -s)" != Linux ]; then
+        why="not Linux"
+    elif [ "$(id -u)" -ne 0 ]; then
+        why="not root"
+    elif ! [ -f "$bundle" ]; then
+        why="no $bundle"
+    elif ! unshare --mount true 2>/dev/null; then
+        why="unshare --mount is not permitted here"
+    fi
+    if [ -n "$why" ]; then
+        echo "$what: the test CA cannot be added to the system bundle ($why)" >&2
+        "$@"
+        return
+    fi
+    cat "$bundle" "$COURIER_TLS_CA" >"$tls_dir/system-bundle.crt"
+    chmod 644 "$tls_dir/system-bundle.crt"
+    # The caller waits for it as for any command: its traps still stop the servers.
+    COURIER_TLS_SYSTEM_TRUST=test-ca unshare --mount --propagation private sh -c \
+        'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$tls_dir/system-bundle.crt" "$bundle" "$@"
 }
