@@ -35,7 +35,7 @@ final class ScriptedStreamTransport: Transport {
     }
     func stopped(_ attempt: Int) -> Bool { state.withLock { $0.stopped.contains(attempt) } }
 
-    func send(_ request: URLRequest) async throws -> Response {
+    func send(_ transfer: Transfer) async throws -> Response {
         throw CourierError.invalidUse("this transport only streams")
     }
 

@@ -166,8 +166,10 @@ extension Provider {
         let response = result.success ?? result.failure?.response
         call.last = elapsed()
         let end = call.last - call.start
-        // A transport that reports nothing (a stub, a `send(_: URLRequest)` transport with the
-        // body in memory): the sizes read off the request and the response.
+        // A transport that reports nothing (a stub, a transport built on `Transfer.sendBuffered`
+        // with the body in memory): the sizes read off the request and the response. What it
+        // cannot know stays `nil` (unknown, never a made-up zero); a stub follows no redirects and
+        // answers at its end.
         var transfer =
             response?.transferMetrics
             ?? response.map {
@@ -175,6 +177,7 @@ extension Provider {
                     bytesSent: Int64(outgoing.httpBody?.count ?? 0), bytesReceived: Int64($0.data.count),
                     responseStart: exchanged.stubbed ? end + call.start : nil)
             }
+        if exchanged.stubbed, transfer?.redirects == nil { transfer?.redirects = 0 }
         if transfer?.httpVersion == nil { transfer?.httpVersion = response?.httpVersion }
         call.metrics.append(
             RequestMetrics.Attempt(

@@ -28,8 +28,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var failure: (any Error & Sendable)?
         /// An authentication challenge was refused; the 401 that caused it is the answer.
         var refusedChallenge = false
-        /// Redirects followed so far for this request.
-        var redirects: Int
+        /// What is known before the head arrives (bytes to send, redirects followed before this
+        /// hop); the rest is filled in as the exchange goes.
+        var metrics: TransferMetrics
+        /// The provider's clock, read when the head arrives.
+        let elapsed: (@Sendable () -> Duration)?
         /// For a streamed response: where the body goes once the head has been handed over.
         let stream: BodyBuffer?
         /// The head was handed over (streams only): the continuation is used up.
@@ -67,11 +70,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// entry per transfer, in the session's one table: a transfer needs no lock of its own.
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
-        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int, stream: BodyBuffer? = nil
+        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, metrics: TransferMetrics,
+        elapsed: (@Sendable () -> Duration)?, stream: BodyBuffer? = nil
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
-                request: request, limits: limits, file: file, progress: progress, redirects: redirects, stream: stream)
+                request: request, limits: limits, file: file, progress: progress, metrics: metrics, elapsed: elapsed,
+                stream: stream)
         }
     }
 
@@ -187,6 +192,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // FoundationNetworking takes the answer on its own queue without waiting for it.)
         let head = entries.withLock { entries -> (CheckedContinuation<Response, any Error>, Response)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
+                entry.metrics.responseStart = entry.elapsed?()
                 guard let stream = entry.stream, !entry.headDelivered, entry.failure == nil,
                     let continuation = entry.continuation, let http = response as? HTTPURLResponse
                 else { return nil }
@@ -194,7 +200,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 // here too; its head is handed over like any other, and the transport decides.
                 entry.headDelivered = true
                 entry.continuation = nil
-                var head = Response(statusCode: http.statusCode, data: Data(), request: entry.request, response: http)
+                var head = Response(
+                    statusCode: http.statusCode, data: Data(), request: entry.request, response: http,
+                    transferMetrics: entry.metrics)
                 head.body = ResponseBody(buffer: stream)
                 return (continuation, head)
             } ?? nil
@@ -294,43 +302,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // 307/308 must repeat the body, which FoundationNetworking drops: refuse, and the transport
-        // re-sends the request itself. A hop past the limit or to a scheme that is not allowed
-        // ends the request with an error. Otherwise follow, without credentials if the origin
-        // changes; from https to http only as ``Limits/allowsInsecureRedirects`` says. Answered off the delegate queue, which is the session's own (see
+        // Every redirect is refused: the task ends with the redirect response, and the transport
+        // follows it by Courier's rules (Transfer.following), the one place they live. Letting
+        // FoundationNetworking follow would drop a 307/308 body, read `Location` its own way
+        // (`file:///etc/passwd` becomes a path on the same origin) and hide the hops from the
+        // metrics. Answered off the delegate queue, which is the session's own (see
         // InlineDelegateQueue).
-        var next: URLRequest? =
-            Redirects.repeatsBody(response.statusCode)
-            ? nil : Redirects.strippingCredentials(request, from: task.currentRequest?.url ?? response.url)
-        if next != nil {
-            entries.withLock { entries in
-                guard var entry = entries[task.taskIdentifier] else { return }
-                defer { entries[task.taskIdentifier] = entry }
-                entry.redirects += 1
-                // Refused by answering `nil`: the task then ends with the redirect response, and
-                // the entry's error replaces it. (Cancelling as well races FoundationNetworking's
-                // own redirect state, which traps.)
-                // The Location header as the server wrote it, too: FoundationNetworking turns
-                // `file:///etc/passwd` into a path on the same http origin.
-                let written = response.value(forHTTPHeaderField: "Location").flatMap {
-                    URL(string: $0, relativeTo: response.url)?.absoluteURL
-                }
-                if let url = [written, request.url].compactMap({ $0 }).first(where: { !entry.limits.allows($0) }) {
-                    _ = Self.abort(&entry, with: CourierError.schemeNotAllowed(url), cancelling: false)
-                    next = nil
-                } else if let refusal = Redirects.insecureHop(
-                    from: task.currentRequest?.url ?? response.url, to: request.url,
-                    carriesBody: Redirects.carriesBody(request), limits: entry.limits)
-                {
-                    _ = Self.abort(&entry, with: refusal, cancelling: false)
-                    next = nil
-                } else if entry.redirects > entry.limits.maxRedirects {
-                    _ = Self.abort(&entry, with: URLError(.httpTooManyRedirects), cancelling: false)
-                    next = nil
-                }
-            }
-        }
-        DispatchQueue.global().async { [next] in completionHandler(next) }
+        DispatchQueue.global().async { completionHandler(nil) }
     }
 
     func urlSession(
@@ -405,9 +383,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             return .failure(URLErrors.normalize(error))
         }
         guard let httpResponse else { return .failure(URLError(.badServerResponse)) }
+        var metrics = entry.metrics
+        metrics.bytesReceived = entry.received
         return .success(
             Response(
                 statusCode: httpResponse.statusCode, data: entry.data, request: entry.request,
-                response: httpResponse, fileURL: entry.file?.url))
+                response: httpResponse, fileURL: entry.file?.url, transferMetrics: metrics))
     }
 }
