@@ -9,12 +9,10 @@ extension Provider {
     /// in memory or through a temporary file, download to its temporary file), checks the
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
     @inline(__always)
-    static func transfer<T: Transport>(
-        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
-        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration,
-        isSample: Bool, streaming: Bool = false
+    nonisolated func transfer<T: Transport>(
+        _ request: URLRequest, task: HTTPTask, plan: CallPlan, over transport: T, download: URL?, isSample: Bool
     ) async throws -> Response {
-        var transfer = Transfer(request: request, target: target, limits: limits)
+        var transfer = Transfer(request: request, target: plan.target.pluginTarget, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
         var temporaryBody: URL?
@@ -47,11 +45,11 @@ extension Provider {
         }
         if let download { transfer.destination = .file(download) }
         // A sample answer reports no bytes: its progress is the one completed event, as in Moya.
-        if let progress, !isSample {
-            progress.start(uploadLength: uploadLength(of: transfer))
+        if let progress = plan.progress, !isSample {
+            progress.start(uploadLength: Self.uploadLength(of: transfer))
             transfer.progress = { progress.report($0) }
         }
-        guard streaming else { return try await transport.send(transfer) }
+        guard plan.isStream else { return try await transport.send(transfer) }
         // The head goes through the pipeline with its body attached; `Provider.stream` takes it off.
         let streamed = try await transport.stream(transfer)
         var head = streamed.head

@@ -197,7 +197,7 @@ public actor Provider<Target: TargetType> {
     ///   ``CourierError/underlying(_:_:)`` for transport failures, and mapping or encoding errors
     ///   before anything is sent.
     public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
-        try await perform(target).get()
+        try await perform(plan(target, mode: .buffered)).get()
     }
 
     /// Sends the request for `target` and returns as soon as the response head has arrived and
@@ -241,13 +241,14 @@ public actor Provider<Target: TargetType> {
     nonisolated func stream(
         _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil, headers: [String: String]
     ) async throws(CourierError) -> ResponseStream {
-        var head = try await perform(target, streaming: true, headers: headers, idleTimeout: idleTimeout).get()
+        let plan = plan(target, mode: .stream(idleTimeout: idleTimeout), headers: headers)
+        var head = try await perform(plan).get()
         // A plugin's `process` may answer with a response of its own: its data is the body then.
         let body = head.body ?? ResponseBody(head.data)
         head.body = nil
         if let idleTimeout { body.buffer.setIdleTimeout(idleTimeout, timer: deadlines) }
         if let totalTimeout { body.buffer.setTotalTimeout(totalTimeout, timer: deadlines) }
-        return ResponseStream(head: head, body: body, limits: target.limits ?? limits)
+        return ResponseStream(head: head, body: body, limits: plan.limits)
     }
 
     /// Sends the request for `target` and reports its progress.
@@ -274,7 +275,7 @@ public actor Provider<Target: TargetType> {
             of: ProgressEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(256))
         let reporter = ProgressReporter(continuation)
         let task = Task {
-            switch await perform(target, progress: reporter) {
+            switch await perform(plan(target, mode: .progress(reporter))) {
             case .success(let response): reporter.finish(with: response)
             case .failure(let error): reporter.fail(error)
             }
