@@ -24,7 +24,10 @@ struct Tagging: Transport {
     }
 }
 
-@Suite(.enabled(if: ConformanceServers.fromEnvironment != nil, "needs scripts/test's servers"))
+/// One check at a time: the same checks run at once for `URLSessionTransport` and the recording
+/// `ReplayTransport`, and a third copy in parallel held the loopback servers' threads long enough
+/// for requests elsewhere in the run to pass their deadlines.
+@Suite(.serialized, .enabled(if: ConformanceServers.fromEnvironment != nil, "needs scripts/test's servers"))
 struct CustomTransportConformanceTests {
     @Test(arguments: TransportConformance.checks)
     func conforms(_ check: TransportConformance.Check) async throws {

@@ -36,8 +36,9 @@ public actor Provider<Target: TargetType> {
     public nonisolated let plugins: [any Plugin]
     /// The clock for stub delays and deadlines.
     public nonisolated let clock: any Clock<Duration>
-    /// The deadline for sending and receiving each request, unless its target sets one
-    /// (``TargetType/timeout``). `nil`: none beyond the transport's own idle timeout.
+    /// The deadline for each attempt (sending and receiving, once), unless its target sets one
+    /// (``TargetType/timeout``); retries get one each (``callTimeout`` bounds the whole call).
+    /// `nil`: none beyond the transport's own idle timeout.
     public nonisolated let timeout: Duration?
     /// The deadline for the whole call, unless its target sets one (``TargetType/callTimeout``):
     /// mappings, plugins, signing and credential refresh, every attempt and every wait between

@@ -16,7 +16,8 @@ import Foundation
 /// never be left behind, whatever ends the process) and read back in order. A slow reader costs
 /// disk, bounded by ``Limits/maxStreamBacklogBytes``, never memory, and never holds up the network
 /// thread or other requests. (Blocking the delegate instead would stall every URLSession of the
-/// process on Linux: see `PLATFORM.md`.)
+/// process on Linux: FoundationNetworking holds task creation, `resume()` and `cancel()` of every
+/// session while a delegate callback blocks.)
 ///
 /// The writer calls in synchronously from URLSession's delegate queue, so the state sits behind
 /// ``Locked`` rather than in an actor.

@@ -8,7 +8,7 @@ import Foundation
 /// for them, writes response bodies to their sink and reports progress.
 ///
 /// URLSession calls a delegate synchronously on its own queue, so the routing table cannot live in
-/// an actor; it sits behind ``Locked``, the one lock Courier has (see there).
+/// an actor; it sits behind ``Locked``.
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry: Sendable {
         let request: URLRequest
@@ -38,7 +38,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// The head was handed over (streams only): the continuation is used up.
         var headDelivered = false
         /// The body's limit, set up when the first byte arrives.
-        var bodyLimit: BodyLimit?
+        var bodyLimit: ResponseBodyLimit?
         /// Courier has asked FoundationNetworking to cancel the task (once per task).
         var cancelIssued = false
     }
@@ -223,7 +223,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             Self.update(&entries[id]) { entry in
                 guard entry.failure == nil else { return (nil, 0) }
                 if let stream = entry.stream, entry.headDelivered {
-                    if entry.bodyLimit == nil { entry.bodyLimit = BodyLimit(streaming: entry.limits) }
+                    if entry.bodyLimit == nil { entry.bodyLimit = ResponseBodyLimit(streaming: entry.limits) }
                     entry.received += Int64(data.count)
                     if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
@@ -233,13 +233,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     return (nil, 0)
                 }
                 if entry.bodyLimit == nil {
-                    let limit = BodyLimit(toFile: entry.file != nil, limits: entry.limits)
+                    let limit = ResponseBodyLimit(toFile: entry.file != nil, limits: entry.limits)
                     // A body announced larger than allowed fails before it is read.
                     if let crossed = limit.announcedCrossing(dataTask.response) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
-                    let announced = BodyLimit.contentLength(of: dataTask.response)
+                    let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
                     if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
                     entry.bodyLimit = limit
                 }
@@ -288,7 +288,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it
     /// describes the compressed bytes, not the decoded ones URLSession hands over).
     static func expectedLength(of response: URLResponse?) -> Int64? {
-        let length = BodyLimit.contentLength(of: response)
+        let length = ResponseBodyLimit.contentLength(of: response)
         guard length >= 0, let http = response as? HTTPURLResponse else { return nil }
         if let encoding = http.value(forHTTPHeaderField: "Content-Encoding"),
             !encoding.isEmpty, encoding.lowercased() != "identity"
