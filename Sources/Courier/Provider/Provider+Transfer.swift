@@ -57,11 +57,13 @@ extension Provider {
         return head
     }
 
+    /// The request body's length for progress: a file body's size as every transport checks it
+    /// (``Transfer/fileBodySize()``; unknown for a file the transport will refuse), or the body
+    /// in the request.
     static func uploadLength(of transfer: Transfer) -> Int64? {
         switch transfer.body {
-        case .file(let url):
-            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
-            return size?.int64Value
+        case .file:
+            return (try? transfer.fileBodySize()).map { Int64(clamping: $0) }
         case .inRequest:
             if let body = transfer.request.httpBody { return Int64(body.count) }
             return transfer.request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
