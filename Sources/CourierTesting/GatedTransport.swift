@@ -52,7 +52,13 @@ public final class GatedTransport: Transport, Sendable {
         state.withLock { $0.waiting.sorted { $0.key < $1.key }.map(\.value.request) }
     }
 
-    public func send(_ request: URLRequest) async throws -> Response {
+    /// Holds the request until it is released (or cancelled); a file body is read into memory
+    /// first, as for any transport built on ``Courier/Transfer/sendBuffered(_:)``.
+    public func send(_ transfer: Transfer) async throws -> Response {
+        try await transfer.sendBuffered { request in try await hold(request) }
+    }
+
+    private func hold(_ request: URLRequest) async throws -> Response {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID

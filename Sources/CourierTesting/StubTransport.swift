@@ -172,10 +172,6 @@ public final class StubTransport: Transport, Sendable {
 
     // MARK: Answering
 
-    public func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
     public func send(_ transfer: Transfer) async throws -> Response {
         let request = try await transfer.bufferedRequest()
         let answer = try await answer(for: request, target: transfer.target)

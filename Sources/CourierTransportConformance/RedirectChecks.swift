@@ -28,6 +28,33 @@ extension TransportConformance {
                 (error as? CourierError).flatMap(urlErrorCode) == .httpTooManyRedirects
             }
         },
+        Check("metrics count the redirects followed and say when the response head arrived") { context in
+            // redirect-chain?n=3 answers 302 four times (n = 3, 2, 1, 0), then /ok.
+            let chain = HTTPTask.parameters(["n": 3], encoding: .queryString)
+            let direct = try await context.provider().request(context.fault("ok"))
+            let redirected = try await context.provider().request(context.fault("redirect-chain", task: chain))
+            for (response, hops) in [(direct, 0), (redirected, 4)] {
+                let metrics = try #require(response.metrics)
+                #expect(metrics.redirects == hops)
+                let attempt = try #require(metrics.attempts.first)
+                #expect(attempt.transfer?.redirects == hops)
+                let responseStart = try #require(attempt.responseStart, "the transport reports the response start")
+                #expect(responseStart >= attempt.start && responseStart <= attempt.end)
+            }
+            // The same to a file: the redirects' bodies never reach it.
+            let folder = try ScratchFolder()
+            defer { folder.remove() }
+            let destination = DownloadDestination.folder(folder.url) { _, _ in "chain.txt" }
+            let downloaded = try await context.provider().request(
+                context.fault(
+                    "redirect-chain",
+                    task: .downloadParameters(["n": 3], encoding: .queryString, destination: destination)))
+            #expect(downloaded.metrics?.redirects == 4)
+            #expect(downloaded.metrics?.attempts.first?.responseStart != nil)
+            let file = try #require(downloaded.fileURL)
+            #expect(try String(contentsOf: file, encoding: .utf8) == "ok")
+            #expect(folder.contents == ["chain.txt"])
+        },
         Check("a redirect loop ends with httpTooManyRedirects") { context in
             await #expect {
                 try await context.provider().request(context.fault("redirect-loop"))

@@ -43,7 +43,8 @@ import Testing
         let seen = Locked<[String]>([])
         init(accepting accepted: String?) { self.accepted = accepted }
 
-        func send(_ request: URLRequest) async throws -> Response {
+        func send(_ transfer: Transfer) async throws -> Response {
+            let request = transfer.request
             let header = request.value(forHTTPHeaderField: "Authorization") ?? ""
             seen.withLock { $0.append(header) }
             let ok = accepted.map { header == "Bearer \($0)" } ?? false

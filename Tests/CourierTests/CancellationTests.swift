@@ -100,7 +100,7 @@ import Testing
         struct Aborted: Error {}
         struct AbortingTransport: Transport {
             let gate: StageGate
-            func send(_ request: URLRequest) async throws -> Response {
+            func send(_ transfer: Transfer) async throws -> Response {
                 do { try await gate.pass() } catch { throw Aborted() }
                 return Response(statusCode: 200, data: Data())
             }

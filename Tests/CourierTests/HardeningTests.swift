@@ -505,10 +505,6 @@ import Testing
         let gate = StageGate()
         let written = Locked<URL?>(nil)
 
-        func send(_ request: URLRequest) async throws -> Response {
-            Response(statusCode: 200, data: Data(), request: request)
-        }
-
         func send(_ transfer: Transfer) async throws -> Response {
             guard case .file(let url) = transfer.destination else { throw URLError(.badURL) }
             try Data("body".utf8).write(to: url)

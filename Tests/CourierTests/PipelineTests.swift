@@ -28,7 +28,8 @@ import Testing
         let sent = Locked<[URLRequest]>([])
         init(_ statuses: [Int]) { self.statuses = statuses }
 
-        func send(_ request: URLRequest) async throws -> Response {
+        func send(_ transfer: Transfer) async throws -> Response {
+            let request = transfer.request
             let index = sent.withLock {
                 $0.append(request)
                 return $0.count - 1
@@ -291,7 +292,23 @@ import Testing
         #expect(metrics.bytesReceived == Int64(Call(id: 7).sampleData.count))
         #expect(metrics.waits.isEmpty)
         #expect(metrics.refreshes == 0)
+        // A sample response follows no redirects: a measured zero.
+        #expect(attempt.transfer?.redirects == 0)
+        #expect(metrics.redirects == 0)
         #expect(recorder.finished.withLock { $0.first?.0 } == metrics)
+    }
+
+    @Test func whatATransportDoesNotReportStaysUnknown() async throws {
+        // A transport that reports no metrics: the sizes are read off the exchange, but the
+        // redirects and the response start are unknown, not zero (they read 0 and nil before).
+        let provider = Provider<Call>(transport: Statuses([200]))
+        let response = try await provider.request(Call(id: 3))
+        let metrics = try #require(response.metrics)
+        let attempt = try #require(metrics.attempts.first)
+        #expect(attempt.transfer != nil)
+        #expect(attempt.transfer?.redirects == nil)
+        #expect(attempt.responseStart == nil)
+        #expect(metrics.redirects == nil)
     }
 
     @Test func retryWaitsAreMeasuredAndAFailedCallCarriesMetricsInItsResponse() async throws {

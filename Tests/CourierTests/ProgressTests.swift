@@ -180,7 +180,6 @@ import Testing
     /// Reports one progress step, then waits at the gate.
     struct ScriptedThenGated: Transport {
         let gated: GatedTransport
-        func send(_ request: URLRequest) async throws -> Response { try await gated.send(request) }
         func send(_ transfer: Transfer) async throws -> Response {
             transfer.progress?(.responseStarted(expectedLength: 10))
             return try await gated.send(transfer.request)

@@ -108,7 +108,7 @@ import Testing
     struct LiveFeed: Transport {
         let events: [String]
 
-        func send(_ request: URLRequest) async throws -> Response { throw URLError(.unsupportedURL) }
+        func send(_ transfer: Transfer) async throws -> Response { throw URLError(.unsupportedURL) }
 
         func stream(_ transfer: Transfer) async throws -> StreamedResponse {
             let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)

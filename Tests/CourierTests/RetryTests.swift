@@ -101,10 +101,6 @@ import Testing
         var bodies: [Data?] { sentBodies.withLock { $0 } }
         var calls: Int { bodies.count }
 
-        func send(_ request: URLRequest) async throws -> Response {
-            try await send(Transfer(request: request))
-        }
-
         func send(_ transfer: Transfer) async throws -> Response {
             var body = transfer.request.httpBody
             if case .file(let url) = transfer.body { body = try Data(contentsOf: url) }
@@ -222,7 +218,8 @@ import Testing
     @Test func transportErrorsAreRetried() async throws {
         final class FailingOnce: Transport {
             let calls = Locked(0)
-            func send(_ request: URLRequest) async throws -> Response {
+            func send(_ transfer: Transfer) async throws -> Response {
+                let request = transfer.request
                 let call = calls.withLock { value in
                     value += 1
                     return value

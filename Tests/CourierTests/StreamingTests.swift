@@ -35,7 +35,7 @@ final class ScriptedStreamTransport: Transport {
     }
     func stopped(_ attempt: Int) -> Bool { state.withLock { $0.stopped.contains(attempt) } }
 
-    func send(_ request: URLRequest) async throws -> Response {
+    func send(_ transfer: Transfer) async throws -> Response {
         throw CourierError.invalidUse("this transport only streams")
     }
 
@@ -296,6 +296,41 @@ struct StreamTarget: TargetType {
         var iterator = ended.makeAsyncIterator()
         _ = await iterator.next()
         #expect(finished.all == ["success 200"])
+    }
+
+    /// Records `didFinish` without signalling: the test reads the log right after the body ends.
+    struct FinishLog: Plugin {
+        let log: EventLog
+        func didFinish(
+            _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
+        )
+            async
+        {
+            switch result {
+            case .success(let response): log.append("success \(response.statusCode)")
+            case .failure(let error): log.append("failure \(error)")
+            }
+        }
+    }
+
+    @Test func didFinishRunsAsPartOfTheCallBeforeTheReaderSeesTheEnd() async throws {
+        // It ran on a detached task before: the reader could see the end first.
+        let finished = EventLog()
+        let transport = ScriptedStreamTransport([
+            .init(status: 200, chunks: ["a"], finished: false),
+            .init(status: 200, chunks: ["b"], finished: false),
+        ])
+        let provider = Provider<StreamTarget>(transport: transport, plugins: [FinishLog(log: finished)])
+        let stream = try await provider.stream(StreamTarget())
+        transport.writer(0)?.finish()
+        _ = try await Self.collect(stream.chunks)
+        #expect(finished.all == ["success 200"])
+
+        let failing = try await provider.stream(StreamTarget())
+        transport.writer(1)?.finish(throwing: URLError(.networkConnectionLost))
+        await #expect(throws: CourierError.self) { try await Self.collect(failing.chunks) }
+        #expect(finished.all.count == 2)
+        #expect(finished.all.last?.hasPrefix("failure") == true)
     }
 }
 

@@ -65,9 +65,9 @@ struct Item16: TargetType {
 /// Answers at once in-process; every 20th call with a 503 (so the retry policy runs).
 struct InstantTransport: Transport {
     let calls = Counter()
-    func send(_ request: URLRequest) async throws -> Response {
+    func send(_ transfer: Transfer) async throws -> Response {
         let status = calls.add(1).isMultiple(of: 20) ? 503 : 200
-        return Response(statusCode: status, data: Data(#"{"id":1}"#.utf8), request: request)
+        return Response(statusCode: status, data: Data(#"{"id":1}"#.utf8), request: transfer.request)
     }
 }
 

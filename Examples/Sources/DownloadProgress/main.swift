@@ -18,9 +18,6 @@ struct File: TargetType {
 /// Pretends to download `size` bytes in steps, reporting progress as a real transport does.
 struct SimulatedTransport: Transport {
     var size = 8_000_000
-    func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
     func send(_ transfer: Transfer) async throws -> Response {
         transfer.progress?(.responseStarted(expectedLength: Int64(size)))
         for step in 1...40 {

@@ -4,6 +4,16 @@ import Foundation
     import FoundationNetworking
 #endif
 
+// The pipeline, in the order one call runs it (every stage takes the call's `CallPlan`):
+//
+//   perform        the call's deadline (`callTimeout`) around everything below
+//   performStages  the driver: runs what the `CallStateMachine` says (send, refresh, wait, finish)
+//   prepare        target → endpoint → URLRequest → plugins' `prepare`           (once per call)
+//   attempt        sign → check the final request → `willSend` → send → `didReceive` → metrics
+//   send           the attempt's deadline, de-duplication, validation, the download's file
+//   exchange       the stub or the transport, one path for both
+//   transfer       (Provider+Transfer.swift) the `Transfer` value a transport receives
+//   end            error body, `process`, metrics, `didFinish` (for a stream: when its body ends)
 extension Provider {
     /// One request through the whole pipeline, on the caller's task (never on the actor).
     ///
@@ -12,41 +22,30 @@ extension Provider {
     /// the stub delay, the transport) end as soon as they honour cancellation. However it happens,
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
-    nonisolated func perform(
-        _ target: Target, progress: ProgressReporter? = nil, streaming: Bool = false, headers: [String: String] = [:],
-        idleTimeout: Duration? = nil
-    ) async -> Result<Response, CourierError> {
-        guard let callTimeout = target.callTimeout ?? callTimeout else {
-            return await performStages(
-                target, progress: progress, streaming: streaming, headers: headers, idleTimeout: idleTimeout)
-        }
+    nonisolated func perform(_ plan: CallPlan) async -> Result<Response, CourierError> {
+        guard let callTimeout = plan.callTimeout else { return await performStages(plan) }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
-        let stages: @Sendable () async -> Result<Response, CourierError> = {
-            await self.performStages(
-                target, progress: progress, streaming: streaming, headers: headers, idleTimeout: idleTimeout)
-        }
         // A streamed head that arrives as the deadline passes: its transfer ends here.
+        let stages: @Sendable () async -> Result<Response, CourierError> = { await self.performStages(plan) }
         return await Deadline.run(
             within: callTimeout, timer: deadlines, discarded: { $0.body?.buffer.terminate() }, stages)
     }
 
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
-    private nonisolated func performStages(
-        _ target: Target, progress: ProgressReporter?, streaming: Bool, headers: [String: String],
-        idleTimeout: Duration?
-    ) async -> Result<Response, CourierError> {
+    private nonisolated func performStages(_ plan: CallPlan) async -> Result<Response, CourierError> {
+        let target = plan.target
         var call = CallRecord(
             id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
         let endpoint: Endpoint
         let request: URLRequest
         do {
-            (endpoint, request) = try await prepare(target, headers: headers, call: &call)
+            (endpoint, request) = try await prepare(plan, call: &call)
         } catch {
-            return await end(.failure(error), report: error.isCancellation, call: &call)
+            return await end(.failure(error), plan: plan, report: error.isCancellation, call: &call)
         }
-        var machine = CallStateMachine(policy: target.retryPolicy ?? retryPolicy)
+        var machine = CallStateMachine(policy: plan.retryPolicy)
         var signed: SignedRequest?
         var action = machine.start()
         // Whether the last action was an attempt, so the clock reading at its end is still now.
@@ -62,9 +61,7 @@ extension Provider {
                     continue
                 }
                 action = await self.attempt(
-                    request, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
-                    idleTimeout: idleTimeout,
-                    signed: &signed, machine: &machine, call: &call)
+                    request, endpoint: endpoint, plan: plan, signed: &signed, machine: &machine, call: &call)
                 attempted = true
             case .refresh:
                 await call.hooks(self) { plugin, context in
@@ -93,10 +90,11 @@ extension Provider {
                 }
                 call.metrics.waits.append(elapsed() - begun)
             case .finish(let result, let report):
-                return await end(result, report: report, call: &call, justAttempted: afterAttempt)
+                return await end(result, plan: plan, report: report, call: &call, justAttempted: afterAttempt)
             case .none:
                 return await end(
-                    .failure(.invalidUse("the call's state machine is out of step")), report: true, call: &call)
+                    .failure(.invalidUse("the call's state machine is out of step")), plan: plan, report: true,
+                    call: &call)
             }
         }
     }
@@ -104,15 +102,15 @@ extension Provider {
     /// Target → endpoint → request → plugins' `prepare`, checking for cancellation between stages.
     @inline(__always)
     private nonisolated func prepare(
-        _ target: Target, headers: [String: String], call: inout CallRecord
+        _ plan: CallPlan, call: inout CallRecord
     ) async throws(CourierError) -> (Endpoint, URLRequest) {
         do {
             try Self.checkCancellation()
-            let endpoint = try await endpointClosure(target)
+            let endpoint = try await endpointClosure(plan.target)
             try Self.checkCancellation()
             var request = try await requestClosure(endpoint)
             // Headers the call itself adds (an event source's `Last-Event-ID`), before plugins.
-            for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+            for (name, value) in plan.headers { request.setValue(value, forHTTPHeaderField: name) }
             call.last = elapsed()
             call.metrics.mapping = call.last - call.start
             for plugin in plugins {
@@ -132,9 +130,8 @@ extension Provider {
     /// the state machine says next.
     @inline(__always)
     private nonisolated func attempt(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool,
-        idleTimeout: Duration?,
-        signed: inout SignedRequest?, machine: inout CallStateMachine, call: inout CallRecord
+        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, signed: inout SignedRequest?,
+        machine: inout CallStateMachine, call: inout CallRecord
     ) async -> CallStateMachine.Action {
         var outgoing = request
         signed = nil
@@ -156,9 +153,7 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        var (result, exchanged) = await send(
-            outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
-            idleTimeout: idleTimeout)
+        var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -166,8 +161,10 @@ extension Provider {
         let response = result.success ?? result.failure?.response
         call.last = elapsed()
         let end = call.last - call.start
-        // A transport that reports nothing (a stub, a `send(_: URLRequest)` transport with the
-        // body in memory): the sizes read off the request and the response.
+        // A transport that reports nothing (a stub, a transport built on `Transfer.sendBuffered`
+        // with the body in memory): the sizes read off the request and the response. What it
+        // cannot know stays `nil` (unknown, never a made-up zero); a stub follows no redirects and
+        // answers at its end.
         var transfer =
             response?.transferMetrics
             ?? response.map {
@@ -175,6 +172,7 @@ extension Provider {
                     bytesSent: Int64(outgoing.httpBody?.count ?? 0), bytesReceived: Int64($0.data.count),
                     responseStart: exchanged.stubbed ? end + call.start : nil)
             }
+        if exchanged.stubbed, transfer?.redirects == nil { transfer?.redirects = 0 }
         if transfer?.httpVersion == nil { transfer?.httpVersion = response?.httpVersion }
         call.metrics.append(
             RequestMetrics.Attempt(
@@ -194,12 +192,13 @@ extension Provider {
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
     @inline(__always)
     private nonisolated func end(
-        _ result: Result<Response, CourierError>, report: Bool, call: inout CallRecord, justAttempted: Bool = false
+        _ result: Result<Response, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord,
+        justAttempted: Bool = false
     ) async -> Result<Response, CourierError> {
         var result = result
         // A refused response's API error, decoded once for the caller (and the plugins), after
         // retries and refresh have seen the status.
-        if case .failure(let error) = result, let errorBody = call.context.target.errorBody ?? errorBody {
+        if case .failure(let error) = result, let errorBody = plan.errorBody {
             result = .failure(errorBody.applied(to: error))
         }
         if report, !plugins.isEmpty {
@@ -215,15 +214,14 @@ extension Provider {
         let metrics = call.metrics
         result = result.map { $0.with(metrics) }.mapError { $0.with(metrics) }
         if let body = result.success?.body, !plugins.isEmpty {
-            // A streamed response: the call ends with its body.
+            // A streamed response: the call ends with its body, and `didFinish` runs then, awaited
+            // by the reader that meets the end (see BodyBuffer.onEnd).
             let (plugins, context, elapsed, start, head) = (plugins, call.context, elapsed, call.start, result)
-            body.buffer.onEnd { error in
+            await body.buffer.onEnd { error in
                 var metrics = metrics
                 metrics.total = elapsed() - start
                 let outcome = error.map { Result<Response, CourierError>.failure($0.with(metrics)) } ?? head
-                Task {
-                    for plugin in plugins { await plugin.didFinish(outcome, metrics: metrics, context: context) }
-                }
+                for plugin in plugins { await plugin.didFinish(outcome, metrics: metrics, context: context) }
             }
             return result
         }
@@ -238,30 +236,23 @@ extension Provider {
     /// saves a download.
     @inline(__always)
     private nonisolated func send(
-        _ request: URLRequest, endpoint: Endpoint, target: Target, progress: ProgressReporter?, streaming: Bool,
-        idleTimeout: Duration?
+        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan
     ) async -> (Result<Response, CourierError>, Exchanged) {
-        let policy = target.deduplication ?? deduplication
-        let limits = target.limits ?? limits
-        let deadline = target.timeout ?? timeout
+        let target = plan.target
+        let deadline = plan.attemptTimeout
+        // Asked on every attempt: a stub closure may answer differently from one to the next.
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
-        func exchangeWithin(
-            download: URL?, progress: ProgressReporter?, streaming: Bool = false
-        ) async -> Result<Response, CourierError> {
+        func exchangeWithin(download: URL?) async -> Result<Response, CourierError> {
             guard let deadline else {
-                return await exchange(
-                    request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                    download: download, progress: progress, streaming: streaming)
+                return await exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
             }
             return await within(deadline) {
-                await self.exchange(
-                    request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                    download: download, progress: progress, streaming: streaming)
+                await self.exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
             }
         }
-        if streaming {
+        if case .stream(let idleTimeout) = plan.mode {
             // A stream is never shared with other callers and goes to no file; the deadline covers
             // the head. A refused status is answered with the start of its body, read within the
             // same deadline and the stream's idle timeout: a server that stalls that body cannot
@@ -269,18 +260,17 @@ extension Provider {
             let timer = deadlines
             let refused: @Sendable () async -> Result<Response, CourierError> = {
                 let result = await self.exchange(
-                    request, endpoint: endpoint, behavior: behavior, target: target, limits: limits, download: nil,
-                    progress: nil, streaming: true)
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil)
                 return await Self.collectingRefusedBody(
-                    Self.validate(result, for: target), limits: limits, idleTimeout: idleTimeout, timer: timer)
+                    Self.validate(result, for: target), limits: plan.limits, idleTimeout: idleTimeout, timer: timer)
             }
             guard let deadline else { return (await refused(), exchanged) }
             return (await within(deadline, refused), exchanged)
         }
         guard let destination = endpoint.task.downloadDestination else {
             let result: Result<Response, CourierError>
-            if policy != .disabled, progress == nil,
-                policy.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
+            if case .buffered = plan.mode, plan.deduplication != .disabled,
+                plan.deduplication.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
                 let key = InflightKey(request, task: endpoint.task)
             {
                 // Each caller waits within its own deadline: when it passes, this caller leaves
@@ -288,9 +278,7 @@ extension Provider {
                 // exchange has none of its own: it ends when the last caller leaves.
                 let waiter = InflightWaiter()
                 result = await shared(key, waiter: waiter, deadline: deadline) {
-                    await self.exchange(
-                        request, endpoint: endpoint, behavior: behavior, target: target, limits: limits,
-                        download: nil, progress: nil)
+                    await self.exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil)
                 }
                 if result.failure?.isCancellation == true {
                     // Cancelled: it has left (and cancelled the exchange if it was the last one)
@@ -299,14 +287,14 @@ extension Provider {
                 }
                 exchanged.joined = waiter.joined.withLock { $0 }
             } else {
-                result = await exchangeWithin(download: nil, progress: progress)
+                result = await exchangeWithin(download: nil)
             }
             return (Self.validate(result, for: target), exchanged)
         }
         // The temporary file is named here, so that whatever ends the exchange (a deadline that
         // passes as the body completes, a cancel, a failure) it never stays behind.
         let temporary = TemporaryFiles.newDownloadURL()
-        let result = await exchangeWithin(download: temporary, progress: progress)
+        let result = await exchangeWithin(download: temporary)
         let saved = Self.saveDownload(Self.validate(result, for: target), to: destination)
         if saved.success?.fileURL != temporary {
             try? FileManager.default.removeItem(at: temporary)
@@ -365,37 +353,33 @@ extension Provider {
     /// The transport, or the sample transport for a stubbed target: one path for both.
     @inline(__always)
     private nonisolated func exchange(
-        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, target: Target, limits: Limits,
-        download: URL?, progress: ProgressReporter?, streaming: Bool = false
+        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
     ) async -> Result<Response, CourierError> {
         do {
-            let response: Response
             // Sample responses too, so a test catches what the network would refuse.
-            try RequestValidation.validateBody(of: request, task: endpoint.task, limits: limits)
+            try RequestValidation.validateBody(of: request, task: endpoint.task, limits: plan.limits)
+            let response: Response
             switch behavior {
             case .never:
                 // Checked here whatever the transport does; stubs are checked on their own path.
-                try RequestValidation.validateDestination(request.url, limits: limits)
-                // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer as before.
-                let bypass = download != nil || streaming  // HTTP cache (issue 26)
-                response = try await HTTPCache.exchange(cache, request, policy: target.cachePolicy, bypass: bypass) {
+                try RequestValidation.validateDestination(request.url, limits: plan.limits)
+                // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
+                let bypass = download != nil || plan.isStream
+                response = try await HTTPCache.exchange(cache, request, policy: plan.target.cachePolicy, bypass: bypass) {
                     request in
-                    try await Self.transfer(
-                        request, task: endpoint.task, target: target.pluginTarget, over: transport, limits: limits,
-                        download: download, progress: progress, elapsed: elapsed, isSample: false, streaming: streaming)
-                }  // HTTP cache (issue 26)
+                    try await transfer(
+                        request, task: endpoint.task, plan: plan, over: transport, download: download, isSample: false)
+                }
             case .immediate:
-                response = try await Self.transfer(
-                    request, task: endpoint.task, target: target.pluginTarget,
+                response = try await transfer(
+                    request, task: endpoint.task, plan: plan,
                     over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: nil, clock: clock),
-                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true,
-                    streaming: streaming)
+                    download: download, isSample: true)
             case .delayed(let delay):
-                response = try await Self.transfer(
-                    request, task: endpoint.task, target: target.pluginTarget,
+                response = try await transfer(
+                    request, task: endpoint.task, plan: plan,
                     over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: delay, clock: clock),
-                    limits: limits, download: download, progress: progress, elapsed: elapsed, isSample: true,
-                    streaming: streaming)
+                    download: download, isSample: true)
             }
             return .success(response)
         } catch {

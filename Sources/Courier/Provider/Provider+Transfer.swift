@@ -9,12 +9,10 @@ extension Provider {
     /// in memory or through a temporary file, download to its temporary file), checks the
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
     @inline(__always)
-    static func transfer<T: Transport>(
-        _ request: URLRequest, task: HTTPTask, target: any TargetType, over transport: T,
-        limits: Limits, download: URL?, progress: ProgressReporter?, elapsed: @escaping @Sendable () -> Duration,
-        isSample: Bool, streaming: Bool = false
+    nonisolated func transfer<T: Transport>(
+        _ request: URLRequest, task: HTTPTask, plan: CallPlan, over transport: T, download: URL?, isSample: Bool
     ) async throws -> Response {
-        var transfer = Transfer(request: request, target: target, limits: limits)
+        var transfer = Transfer(request: request, target: plan.target.pluginTarget, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
         var temporaryBody: URL?
@@ -47,11 +45,11 @@ extension Provider {
         }
         if let download { transfer.destination = .file(download) }
         // A sample answer reports no bytes: its progress is the one completed event, as in Moya.
-        if let progress, !isSample {
-            progress.start(uploadLength: uploadLength(of: transfer))
+        if let progress = plan.progress, !isSample {
+            progress.start(uploadLength: Self.uploadLength(of: transfer))
             transfer.progress = { progress.report($0) }
         }
-        guard streaming else { return try await transport.send(transfer) }
+        guard plan.isStream else { return try await transport.send(transfer) }
         // The head goes through the pipeline with its body attached; `Provider.stream` takes it off.
         let streamed = try await transport.stream(transfer)
         var head = streamed.head
@@ -59,11 +57,13 @@ extension Provider {
         return head
     }
 
+    /// The request body's length for progress: a file body's size as every transport checks it
+    /// (``Transfer/fileBodySize()``; unknown for a file the transport will refuse), or the body
+    /// in the request.
     static func uploadLength(of transfer: Transfer) -> Int64? {
         switch transfer.body {
-        case .file(let url):
-            let size = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
-            return size?.int64Value
+        case .file:
+            return (try? transfer.fileBodySize()).map { Int64(clamping: $0) }
         case .inRequest:
             if let body = transfer.request.httpBody { return Int64(body.count) }
             return transfer.request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }

@@ -36,8 +36,9 @@ public actor Provider<Target: TargetType> {
     public nonisolated let plugins: [any Plugin]
     /// The clock for stub delays and deadlines.
     public nonisolated let clock: any Clock<Duration>
-    /// The deadline for sending and receiving each request, unless its target sets one
-    /// (``TargetType/timeout``). `nil`: none beyond the transport's own idle timeout.
+    /// The deadline for each attempt (sending and receiving, once), unless its target sets one
+    /// (``TargetType/timeout``); retries get one each (``callTimeout`` bounds the whole call).
+    /// `nil`: none beyond the transport's own idle timeout.
     public nonisolated let timeout: Duration?
     /// The deadline for the whole call, unless its target sets one (``TargetType/callTimeout``):
     /// mappings, plugins, signing and credential refresh, every attempt and every wait between
@@ -205,7 +206,7 @@ public actor Provider<Target: TargetType> {
     ///   ``CourierError/underlying(_:_:)`` for transport failures, and mapping or encoding errors
     ///   before anything is sent.
     public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
-        try await perform(target).get()
+        try await perform(plan(target, mode: .buffered)).get()
     }
 
     /// Sends the request for `target` and returns as soon as the response head has arrived and
@@ -249,13 +250,14 @@ public actor Provider<Target: TargetType> {
     nonisolated func stream(
         _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil, headers: [String: String]
     ) async throws(CourierError) -> ResponseStream {
-        var head = try await perform(target, streaming: true, headers: headers, idleTimeout: idleTimeout).get()
+        let plan = plan(target, mode: .stream(idleTimeout: idleTimeout), headers: headers)
+        var head = try await perform(plan).get()
         // A plugin's `process` may answer with a response of its own: its data is the body then.
         let body = head.body ?? ResponseBody(head.data)
         head.body = nil
         if let idleTimeout { body.buffer.setIdleTimeout(idleTimeout, timer: deadlines) }
         if let totalTimeout { body.buffer.setTotalTimeout(totalTimeout, timer: deadlines) }
-        return ResponseStream(head: head, body: body, limits: target.limits ?? limits)
+        return ResponseStream(head: head, body: body, limits: plan.limits)
     }
 
     /// Sends the request for `target` and reports its progress.
@@ -282,7 +284,7 @@ public actor Provider<Target: TargetType> {
             of: ProgressEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(256))
         let reporter = ProgressReporter(continuation)
         let task = Task {
-            switch await perform(target, progress: reporter) {
+            switch await perform(plan(target, mode: .progress(reporter))) {
             case .success(let response): reporter.finish(with: response)
             case .failure(let error): reporter.fail(error)
             }

@@ -12,10 +12,6 @@ struct SampleTransport: Transport {
     let delay: Duration?
     let clock: any Clock<Duration>
 
-    func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
     /// The shared buffered path; a body already in the request is answered without suspending
     /// (a stubbed request is the pipeline's own cost, so it takes no extra hops).
     func send(_ transfer: Transfer) async throws -> Response {

@@ -61,8 +61,14 @@ public struct RequestMetrics: Sendable, Hashable {
     public var bytesSent: Int64 { attempts.reduce(0) { $0 + ($1.transfer?.bytesSent ?? 0) } }
     /// Bytes of response bodies received, over all attempts that report it.
     public var bytesReceived: Int64 { attempts.reduce(0) { $0 + ($1.transfer?.bytesReceived ?? 0) } }
-    /// Redirects followed, over all attempts.
-    public var redirects: Int { attempts.reduce(0) { $0 + ($1.transfer?.redirects ?? 0) } }
+    /// Redirects followed, over the attempts whose transport reports them; `nil` when none does
+    /// (unknown, not zero: a transport built on ``Transfer/sendBuffered(_:)`` cannot tell).
+    public var redirects: Int? {
+        attempts.reduce(nil) { total, attempt in
+            guard let count = attempt.transfer?.redirects else { return total }
+            return (total ?? 0) + count
+        }
+    }
 
     init(id: RequestID) {
         self.id = id
@@ -79,8 +85,9 @@ public struct TransferMetrics: Sendable, Hashable {
     public var bytesSent: Int64
     /// Response body bytes received (after decoding a compressed body).
     public var bytesReceived: Int64
-    /// Redirects followed.
-    public var redirects: Int
+    /// Redirects followed; `nil` when the transport does not say (it is not zero then: a client
+    /// underneath may have followed some). Sample responses follow none (0).
+    public var redirects: Int?
     /// When the response head arrived, read from ``Transfer/elapsed`` (the provider's clock).
     public var responseStart: Duration?
     /// The HTTP version used (``Response/httpVersion``), when the transport reports it.
@@ -108,8 +115,19 @@ public struct TransferMetrics: Sendable, Hashable {
     public var secureConnection: Duration?
 
     /// Creates transfer metrics; every connection detail defaults to `nil` (not reported).
+    /// - Parameters:
+    ///   - bytesSent: Request body bytes sent. Default: 0.
+    ///   - bytesReceived: Response body bytes received, decoded. Default: 0.
+    ///   - redirects: Redirects followed. Default: `nil` (unknown).
+    ///   - responseStart: When the response head arrived. Default: `nil` (unknown).
+    ///   - httpVersion: The HTTP version. Default: `nil` (unknown).
+    ///   - connectionReused: Whether an earlier request's connection was used. Default: `nil`.
+    ///   - remoteAddress: The server's IP address. Default: `nil`.
+    ///   - domainLookup: How long the DNS lookup took. Default: `nil`.
+    ///   - connect: How long opening the connection took. Default: `nil`.
+    ///   - secureConnection: How long the TLS handshake took. Default: `nil`.
     public init(
-        bytesSent: Int64 = 0, bytesReceived: Int64 = 0, redirects: Int = 0, responseStart: Duration? = nil,
+        bytesSent: Int64 = 0, bytesReceived: Int64 = 0, redirects: Int? = nil, responseStart: Duration? = nil,
         httpVersion: String? = nil, connectionReused: Bool? = nil, remoteAddress: String? = nil,
         domainLookup: Duration? = nil, connect: Duration? = nil, secureConnection: Duration? = nil
     ) {

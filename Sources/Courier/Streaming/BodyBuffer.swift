@@ -16,7 +16,8 @@ import Foundation
 /// never be left behind, whatever ends the process) and read back in order. A slow reader costs
 /// disk, bounded by ``Limits/maxStreamBacklogBytes``, never memory, and never holds up the network
 /// thread or other requests. (Blocking the delegate instead would stall every URLSession of the
-/// process on Linux: see `PLATFORM.md`.)
+/// process on Linux: FoundationNetworking holds task creation, `resume()` and `cancel()` of every
+/// session while a delegate callback blocks.)
 ///
 /// The writer calls in synchronously from URLSession's delegate queue, so the state sits behind
 /// ``Locked`` rather than in an actor.
@@ -51,7 +52,8 @@ final class BodyBuffer: Sendable {
         /// The reader has gone (stopped early, cancelled, or the body failed): writes are refused.
         var terminated = false
         var onTermination: (@Sendable () -> Void)?
-        var onEnd: (@Sendable (CourierError?) -> Void)?
+        /// The call's end (plugins' `didFinish`), see ``onEnd(_:)``.
+        var onEnd: (@Sendable (CourierError?) async -> Void)?
         var claimed = false
         var idle: (timer: any DeadlineScheduling, after: Duration)?
         var idleDeadline: UInt64?
@@ -145,15 +147,32 @@ final class BodyBuffer: Sendable {
         if runNow { handler() }
     }
 
-    /// What to do when the stream is over for its reader, however it ended: `nil` when the body
-    /// was read to its end, ``CourierError/cancelled`` when the reader left early, or the error.
-    func onEnd(_ handler: @escaping @Sendable (CourierError?) -> Void) {
+    /// What the call does when the stream is over for its reader, however it ended: `nil` when
+    /// the body was read to its end, ``CourierError/cancelled`` when the reader left early, or the
+    /// error.
+    ///
+    /// It runs as part of the call, awaited: by the reader that meets the end or the error (its
+    /// `next()` returns after it), or here when the body has ended already. Only a body whose
+    /// reader goes away without reading on (an iterator dropped, a head discarded) leaves it to a
+    /// task of its own, since nothing is left to wait for it.
+    func onEnd(_ handler: @escaping @Sendable (CourierError?) async -> Void) async {
         let runNow = state.withLock { state -> CourierError?? in
             if state.terminated { return .some(Self.outcome(of: state.end)) }
             state.onEnd = handler
             return .none
         }
-        if case .some(let outcome) = runNow { handler(outcome) }
+        if case .some(let outcome) = runNow { await handler(outcome) }
+    }
+
+    /// The reader met the end or an error: the stream is terminated, and the call's end
+    /// (``onEnd(_:)``) runs here, before the reader is answered.
+    private func finishForReader() async {
+        terminate(leavingEndToReader: true)
+        let (handler, outcome) = state.withLock { state in
+            defer { state.onEnd = nil }
+            return (state.onEnd, Self.outcome(of: state.end))
+        }
+        if let handler { await handler(outcome) }
     }
 
     private static func outcome(of end: CourierError??) -> CourierError? {
@@ -193,20 +212,22 @@ final class BodyBuffer: Sendable {
     func next() async throws(CourierError) -> Data? {
         while true {
             if Task.isCancelled {
-                fail(.cancelled)
+                end(with: .cancelled, byWriter: false)
+                await finishForReader()
                 throw .cancelled
             }
             switch take() {
             case .chunk(let data):
                 return data
             case .end(let error):
-                terminate()
+                await finishForReader()
                 if let error { throw error }
                 return nil
             case .spilled(let descriptor, let offset, let length):
                 let read = await readSpilled(descriptor, at: offset, length: length)
                 if Task.isCancelled {
-                    fail(.cancelled)
+                    end(with: .cancelled, byWriter: false)
+                    await finishForReader()
                     throw .cancelled
                 }
                 switch read {
@@ -214,7 +235,8 @@ final class BodyBuffer: Sendable {
                     return data
                 case .failure(let error):
                     let failure = CourierError(error)
-                    fail(failure)
+                    end(with: failure, byWriter: false)
+                    await finishForReader()
                     throw failure
                 }
             case .wait:
@@ -231,19 +253,26 @@ final class BodyBuffer: Sendable {
 
     /// The reader has gone: the writer is refused from now on and told (once, unless it ended the
     /// body itself), deadlines are cancelled and the file closed.
-    func terminate() {
+    ///
+    /// The call's end (``onEnd(_:)``) is left to the reader when it is waiting now (it wakes to
+    /// the end) or when it is the reader terminating; otherwise nobody is left to wait for it and
+    /// it runs on a task of its own.
+    func terminate(leavingEndToReader: Bool = false) {
         let (handler, ended, waiter, descriptor, deadlines) = state.withLock {
             state -> (
-                (@Sendable () -> Void)?, (() -> Void)?, CheckedContinuation<Void, Never>?, Int32?,
+                (@Sendable () -> Void)?, (@Sendable () async -> Void)?, CheckedContinuation<Void, Never>?, Int32?,
                 [(any DeadlineScheduling, UInt64)]
             ) in
             guard !state.terminated else { return (nil, nil, nil, nil, []) }
             state.terminated = true
             let handler = state.writerDone ? nil : state.onTermination
             state.onTermination = nil
-            let ended: (() -> Void)? = state.onEnd.map { onEnd in { [end = state.end] in onEnd(Self.outcome(of: end)) }
+            var ended: (@Sendable () async -> Void)?
+            if !leavingEndToReader, state.waiter == nil, let onEnd = state.onEnd {
+                let outcome = Self.outcome(of: state.end)
+                ended = { await onEnd(outcome) }
+                state.onEnd = nil
             }
-            state.onEnd = nil
             let descriptor = state.spill?.reading == true ? nil : state.spill?.descriptor
             if descriptor != nil { state.spill = nil }
             state.chunks = []
@@ -261,7 +290,7 @@ final class BodyBuffer: Sendable {
         if let descriptor { close(descriptor) }
         waiter?.resume()
         handler?()
-        ended?()
+        if let ended { Task { await ended() } }
     }
 
     var isTerminated: Bool { state.withLock { $0.terminated } }

@@ -56,8 +56,11 @@ public protocol TargetType: Sendable {
     /// What a stubbed request answers with. Default: status 200 with ``sampleData``.
     var sampleResponse: SampleResponse { get }
 
-    /// A deadline for the whole request (transport or stub), overriding the provider's. When it
-    /// passes, the request fails with ``CourierError/timedOut(_:)``. Default: `nil` (use the
+    /// A deadline for each attempt: one send to the transport or stub, up to the whole response
+    /// (for a stream, up to the head), overriding the provider's ``Provider/timeout``. Every retry
+    /// gets a deadline of its own; to bound the whole call, with its retries and the waits between
+    /// them, use ``callTimeout``. When it passes, the attempt fails with
+    /// ``CourierError/timedOut(_:)`` (which the retry policy may retry). Default: `nil` (use the
     /// provider's).
     var timeout: Duration? { get }
 

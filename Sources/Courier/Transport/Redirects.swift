@@ -4,30 +4,11 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Rules for following redirects safely.
+/// The pieces of ``Transfer/following(redirect:redirects:)``, the one place redirects are decided
+/// (every transport follows them through it). The hop limit is ``Limits/maxRedirects``.
 enum Redirects {
-    /// FoundationNetworking's own limit for the redirects it follows; Courier applies the same to
-    /// the 307/308 redirects it re-sends itself.
-    static let maxHops = 20
-
     /// Headers that carry credentials and must not follow a redirect to another origin.
     static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
-    /// Statuses whose redirect must repeat the method and body (RFC 9110 §15.4.8, §15.4.9).
-    /// FoundationNetworking keeps the method but sends an empty body, so Courier re-sends these.
-    static func repeatsBody(_ statusCode: Int) -> Bool {
-        statusCode == 307 || statusCode == 308
-    }
-
-    /// The target of a redirect response whose `Location` uses a scheme the limits do not allow.
-    static func disallowedLocation(of response: Response, limits: Limits) -> URL? {
-        guard (300..<400).contains(response.statusCode), response.statusCode != 304,
-            let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
-            let target = URL(string: location, relativeTo: response.request?.url)?.absoluteURL,
-            !limits.allows(target)
-        else { return nil }
-        return target
-    }
 
     /// The refusal of a hop from `https` to `http`: always when it would carry a body, otherwise
     /// unless ``Limits/allowsInsecureRedirects``. `nil` for any other hop. (Credentials never

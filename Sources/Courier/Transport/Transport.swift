@@ -4,32 +4,90 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Sends a prepared `URLRequest` and returns the response.
+/// Runs one exchange for the provider: sends a prepared request and returns the response.
 ///
-/// The default is ``URLSessionTransport``. Write your own to put Courier on another HTTP client.
-/// A transport must:
-/// - return HTTP error statuses as responses (validation is the provider's job);
-/// - stop promptly when the calling Swift task is cancelled, throwing any error (the provider
-///   reports cancellation as ``CourierError/cancelled``);
-/// - be safe to call concurrently.
+/// The default is ``URLSessionTransport``; `CourierAsyncHTTPClient` ships another. Write your own
+/// to put Courier on another HTTP client, or to answer from somewhere else.
 ///
-/// Only ``send(_:)-(URLRequest)`` is required. Uploads from files, downloads to files and progress
-/// go through ``send(_:)-(Transfer)``, whose default builds on the first (buffering in memory);
-/// override it to stream.
+/// ## The requirement
+///
+/// ``send(_:)-(Transfer)`` is the one method a transport must implement. ``stream(_:)`` has a
+/// default that buffers (override it to hand the body over as it arrives), and
+/// ``send(_:)-(URLRequest)`` is a convenience built on ``send(_:)-(Transfer)``. A transport that
+/// has only "send this `URLRequest`, get a whole response" implements the requirement with
+/// ``Transfer/sendBuffered(_:)``, which does everything below for it except following redirects:
+///
+/// ```swift
+/// struct MyTransport: Transport {
+///     func send(_ transfer: Transfer) async throws -> Response {
+///         try await transfer.sendBuffered { request in try await myClient.fetch(request) }
+///     }
+/// }
+/// ```
+///
+/// A transport that adds something to every exchange wraps another and implements the same two
+/// methods; nothing else is needed, and nothing can call itself in a loop:
+///
+/// ```swift
+/// struct Tagging: Transport {
+///     let inner: any Transport
+///     func send(_ transfer: Transfer) async throws -> Response {
+///         try await inner.send(tagged(transfer))
+///     }
+///     func stream(_ transfer: Transfer) async throws -> StreamedResponse {
+///         try await inner.stream(tagged(transfer))
+///     }
+///     private func tagged(_ transfer: Transfer) -> Transfer {
+///         var transfer = transfer
+///         transfer.request.setValue("docs", forHTTPHeaderField: "X-Tag")
+///         return transfer
+///     }
+/// }
+/// ```
+///
+/// ## One exchange, in order
+///
+/// 1. **Check** the destination before anything goes out, on every hop:
+///    ``Transfer/checkDestination()`` (allowed schemes, a host). For a file body,
+///    ``Transfer/fileBodySize()`` says how many bytes to send.
+/// 2. **Send** the request and its body (``Transfer/body``), reporting
+///    ``TransferProgress/sent(bytes:total:)`` as bytes go.
+/// 3. **Redirects**: a transport that follows them does so through
+///    ``Transfer/following(redirect:redirects:)``, the one place Courier's rules live (statuses,
+///    method and body rewriting, allowed schemes, `https` → `http` refusal, credentials dropped
+///    across origins, ``Limits/maxRedirects``). Nothing else in the transport decides about a
+///    redirect; the client underneath must not follow them itself.
+/// 4. **Head**: when the final response head arrives, read ``Transfer/elapsed`` for
+///    ``TransferMetrics/responseStart`` and report
+///    ``TransferProgress/responseStarted(expectedLength:)``.
+/// 5. **Body**: into memory or into the destination file (``Transfer/destination``), counted
+///    against ``Transfer/limits`` as it arrives (after decompression), reporting
+///    ``TransferProgress/received(bytes:)``. A file left by a failed or cancelled transfer is
+///    removed.
+/// 6. **Answer**: return HTTP error statuses as responses (validation is the provider's job),
+///    with ``Response/transferMetrics`` (bytes, redirects followed, response start). A value the
+///    transport does not know stays `nil`: the provider never reads a guess as a measurement.
+///
+/// ## Rules
+///
+/// - **Cancellation**: stop promptly when the calling Swift task is cancelled, throwing any error
+///   (the provider reports it as ``CourierError/cancelled``).
+/// - **Concurrency**: be safe to call concurrently; keep no state between exchanges that a test
+///   could see.
+/// - **Errors**: throw anything; the provider wraps what is not a ``CourierError`` in
+///   ``CourierError/underlying(_:_:)``.
+///
+/// `CourierTransportConformance` checks all of this against a running server; run it on a
+/// transport of your own.
 public protocol Transport: Sendable {
-    /// Sends `request` and waits for the whole response.
-    /// - Parameter request: The final request, after plugins' `prepare`.
-    /// - Returns: The response, with `request` set to the request that was sent.
+    /// Runs a transfer: a request whose body may come from a file, whose response body may go to
+    /// a file, with progress reports (see the lifecycle above).
+    /// - Parameter transfer: The request (after plugins' `prepare`), body source, destination,
+    ///   progress callback and limits.
+    /// - Returns: The response, with `request` set to the request that was sent last; for a file
+    ///   destination, ``Response/fileURL`` is set and ``Response/data`` is empty.
     /// - Throws: Any error; the provider wraps it in ``CourierError/underlying(_:_:)`` unless it
     ///   already is a ``CourierError``.
-    func send(_ request: URLRequest) async throws -> Response
-
-    /// Runs a transfer: a request whose body may come from a file, whose response body may go to
-    /// a file, with progress reports.
-    /// - Parameter transfer: The request, body source, destination and progress callback.
-    /// - Returns: The response; for a file destination, ``Response/fileURL`` is set and
-    ///   ``Response/data`` is empty.
-    /// - Throws: Any error, as for ``send(_:)-(URLRequest)``.
     func send(_ transfer: Transfer) async throws -> Response
 
     /// Runs a transfer and returns as soon as the response head arrives; the body follows as it
@@ -38,11 +96,21 @@ public protocol Transport: Sendable {
     /// - Parameter transfer: The request and its body source (the destination is ignored).
     /// - Returns: The head and the body. Stop the transfer when the body's reader goes
     ///   (``ResponseBody/Writer/onTermination(_:)``).
-    /// - Throws: Any error before the head arrives, as for ``send(_:)-(URLRequest)``.
+    /// - Throws: Any error before the head arrives, as for ``send(_:)-(Transfer)``.
     func stream(_ transfer: Transfer) async throws -> StreamedResponse
 }
 
 extension Transport {
+    /// Sends `request` with its body in memory and waits for the whole response: a convenience
+    /// for ``send(_:)-(Transfer)`` with ``Transfer/init(request:body:destination:progress:target:limits:)``'s
+    /// defaults.
+    /// - Parameter request: The request to send.
+    /// - Returns: The response.
+    /// - Throws: What ``send(_:)-(Transfer)`` throws.
+    public func send(_ request: URLRequest) async throws -> Response {
+        try await send(Transfer(request: request))
+    }
+
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
         try await streamBuffered(transfer)
     }

@@ -142,10 +142,6 @@ public final class ReplayTransport: Transport, Sendable {
 
     // MARK: Transport
 
-    public func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
     public func send(_ transfer: Transfer) async throws -> Response {
         try checkName()
         if mode != .record {

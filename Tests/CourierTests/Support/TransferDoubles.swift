@@ -22,10 +22,6 @@ final class RecordingTransferTransport: Transport {
 
     var transfers: [Record] { records.withLock { $0 } }
 
-    func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
     func send(_ transfer: Transfer) async throws -> Response {
         var body = transfer.request.httpBody
         if case .file(let url) = transfer.body { body = try? Data(contentsOf: url) }
@@ -39,10 +35,6 @@ struct ScriptedProgressTransport: Transport {
     let script: [TransferProgress]
     let statusCode: Int
     let data: Data
-
-    func send(_ request: URLRequest) async throws -> Response {
-        Response(statusCode: statusCode, data: data, request: request)
-    }
 
     func send(_ transfer: Transfer) async throws -> Response {
         for step in script { transfer.progress?(step) }

@@ -25,8 +25,10 @@ final class RecordingTransport: Transport {
 
     var sent: [URLRequest] { requests.withLock { $0 } }
 
-    func send(_ request: URLRequest) async throws -> Response {
-        requests.withLock { $0.append(request) }
-        return try answer(request)
+    func send(_ transfer: Transfer) async throws -> Response {
+        try await transfer.sendBuffered { request in
+            requests.withLock { $0.append(request) }
+            return try answer(request)
+        }
     }
 }

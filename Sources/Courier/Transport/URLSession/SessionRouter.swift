@@ -8,7 +8,7 @@ import Foundation
 /// for them, writes response bodies to their sink and reports progress.
 ///
 /// URLSession calls a delegate synchronously on its own queue, so the routing table cannot live in
-/// an actor; it sits behind ``Locked``, the one lock Courier has (see there).
+/// an actor; it sits behind ``Locked``.
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry: Sendable {
         let request: URLRequest
@@ -28,14 +28,17 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var failure: (any Error & Sendable)?
         /// An authentication challenge was refused; the 401 that caused it is the answer.
         var refusedChallenge = false
-        /// Redirects followed so far for this request.
-        var redirects: Int
+        /// What is known before the head arrives (bytes to send, redirects followed before this
+        /// hop); the rest is filled in as the exchange goes.
+        var metrics: TransferMetrics
+        /// The provider's clock, read when the head arrives.
+        let elapsed: (@Sendable () -> Duration)?
         /// For a streamed response: where the body goes once the head has been handed over.
         let stream: BodyBuffer?
         /// The head was handed over (streams only): the continuation is used up.
         var headDelivered = false
         /// The body's limit, set up when the first byte arrives.
-        var bodyLimit: BodyLimit?
+        var bodyLimit: ResponseBodyLimit?
         /// Courier has asked FoundationNetworking to cancel the task (once per task).
         var cancelIssued = false
         /// Issue 28 (connection details): the task's metrics, when URLSession reported them.
@@ -69,11 +72,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// entry per transfer, in the session's one table: a transfer needs no lock of its own.
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
-        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, redirects: Int, stream: BodyBuffer? = nil
+        progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, metrics: TransferMetrics,
+        elapsed: (@Sendable () -> Duration)?, stream: BodyBuffer? = nil
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
-                request: request, limits: limits, file: file, progress: progress, redirects: redirects, stream: stream)
+                request: request, limits: limits, file: file, progress: progress, metrics: metrics, elapsed: elapsed,
+                stream: stream)
         }
     }
 
@@ -189,6 +194,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // FoundationNetworking takes the answer on its own queue without waiting for it.)
         let head = entries.withLock { entries -> (CheckedContinuation<Response, any Error>, Response)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
+                entry.metrics.responseStart = entry.elapsed?()
                 guard let stream = entry.stream, !entry.headDelivered, entry.failure == nil,
                     let continuation = entry.continuation, let http = response as? HTTPURLResponse
                 else { return nil }
@@ -196,7 +202,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 // here too; its head is handed over like any other, and the transport decides.
                 entry.headDelivered = true
                 entry.continuation = nil
-                var head = Response(statusCode: http.statusCode, data: Data(), request: entry.request, response: http)
+                var head = Response(
+                    statusCode: http.statusCode, data: Data(), request: entry.request, response: http,
+                    transferMetrics: entry.metrics)
                 head.body = ResponseBody(buffer: stream)
                 return (continuation, head)
             } ?? nil
@@ -217,7 +225,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             Self.update(&entries[id]) { entry in
                 guard entry.failure == nil else { return (nil, 0) }
                 if let stream = entry.stream, entry.headDelivered {
-                    if entry.bodyLimit == nil { entry.bodyLimit = BodyLimit(streaming: entry.limits) }
+                    if entry.bodyLimit == nil { entry.bodyLimit = ResponseBodyLimit(streaming: entry.limits) }
                     entry.received += Int64(data.count)
                     if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
@@ -227,13 +235,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     return (nil, 0)
                 }
                 if entry.bodyLimit == nil {
-                    let limit = BodyLimit(toFile: entry.file != nil, limits: entry.limits)
+                    let limit = ResponseBodyLimit(toFile: entry.file != nil, limits: entry.limits)
                     // A body announced larger than allowed fails before it is read.
                     if let crossed = limit.announcedCrossing(dataTask.response) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
-                    let announced = BodyLimit.contentLength(of: dataTask.response)
+                    let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
                     if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
                     entry.bodyLimit = limit
                 }
@@ -282,7 +290,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it
     /// describes the compressed bytes, not the decoded ones URLSession hands over).
     static func expectedLength(of response: URLResponse?) -> Int64? {
-        let length = BodyLimit.contentLength(of: response)
+        let length = ResponseBodyLimit.contentLength(of: response)
         guard length >= 0, let http = response as? HTTPURLResponse else { return nil }
         if let encoding = http.value(forHTTPHeaderField: "Content-Encoding"),
             !encoding.isEmpty, encoding.lowercased() != "identity"
@@ -296,43 +304,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        // 307/308 must repeat the body, which FoundationNetworking drops: refuse, and the transport
-        // re-sends the request itself. A hop past the limit or to a scheme that is not allowed
-        // ends the request with an error. Otherwise follow, without credentials if the origin
-        // changes; from https to http only as ``Limits/allowsInsecureRedirects`` says. Answered off the delegate queue, which is the session's own (see
+        // Every redirect is refused: the task ends with the redirect response, and the transport
+        // follows it by Courier's rules (Transfer.following), the one place they live. Letting
+        // FoundationNetworking follow would drop a 307/308 body, read `Location` its own way
+        // (`file:///etc/passwd` becomes a path on the same origin) and hide the hops from the
+        // metrics. Answered off the delegate queue, which is the session's own (see
         // InlineDelegateQueue).
-        var next: URLRequest? =
-            Redirects.repeatsBody(response.statusCode)
-            ? nil : Redirects.strippingCredentials(request, from: task.currentRequest?.url ?? response.url)
-        if next != nil {
-            entries.withLock { entries in
-                guard var entry = entries[task.taskIdentifier] else { return }
-                defer { entries[task.taskIdentifier] = entry }
-                entry.redirects += 1
-                // Refused by answering `nil`: the task then ends with the redirect response, and
-                // the entry's error replaces it. (Cancelling as well races FoundationNetworking's
-                // own redirect state, which traps.)
-                // The Location header as the server wrote it, too: FoundationNetworking turns
-                // `file:///etc/passwd` into a path on the same http origin.
-                let written = response.value(forHTTPHeaderField: "Location").flatMap {
-                    URL(string: $0, relativeTo: response.url)?.absoluteURL
-                }
-                if let url = [written, request.url].compactMap({ $0 }).first(where: { !entry.limits.allows($0) }) {
-                    _ = Self.abort(&entry, with: CourierError.schemeNotAllowed(url), cancelling: false)
-                    next = nil
-                } else if let refusal = Redirects.insecureHop(
-                    from: task.currentRequest?.url ?? response.url, to: request.url,
-                    carriesBody: Redirects.carriesBody(request), limits: entry.limits)
-                {
-                    _ = Self.abort(&entry, with: refusal, cancelling: false)
-                    next = nil
-                } else if entry.redirects > entry.limits.maxRedirects {
-                    _ = Self.abort(&entry, with: URLError(.httpTooManyRedirects), cancelling: false)
-                    next = nil
-                }
-            }
-        }
-        DispatchQueue.global().async { [next] in completionHandler(next) }
+        DispatchQueue.global().async { completionHandler(nil) }
     }
 
     func urlSession(
@@ -372,7 +350,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             _ = Self.update(&entries[task.taskIdentifier]) { entry in
                 entry.taskMetrics = TransferMetrics(
                     metrics, bytesSent: task.countOfBytesSent, bytesReceived: entry.received,
-                    redirects: entry.redirects)
+                    redirects: entry.metrics.redirects ?? 0)
             }
         }
     }
@@ -419,10 +397,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             return .failure(URLErrors.normalize(error))
         }
         guard let httpResponse else { return .failure(URLError(.badServerResponse)) }
+        var metrics = entry.metrics
+        metrics.bytesReceived = entry.received
+        if let details = entry.taskMetrics {  // Issue 28 (connection details)
+            metrics.httpVersion = details.httpVersion ?? metrics.httpVersion
+            metrics.connectionReused = details.connectionReused
+            metrics.remoteAddress = details.remoteAddress
+            metrics.domainLookup = details.domainLookup
+            metrics.connect = details.connect
+            metrics.secureConnection = details.secureConnection
+        }
         return .success(
             Response(
                 statusCode: httpResponse.statusCode, data: entry.data, request: entry.request,
-                response: httpResponse, fileURL: entry.file?.url,
-                transferMetrics: entry.taskMetrics))  // Issue 28 (connection details)
+                response: httpResponse, fileURL: entry.file?.url, transferMetrics: metrics))
     }
 }

@@ -74,10 +74,6 @@ public final class URLSessionTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    public func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
     /// Runs a transfer, streaming both ways: a file body is uploaded from the file, a file
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
     /// bytes move. On failure or cancellation a partly written destination file is removed.
@@ -86,15 +82,12 @@ public final class URLSessionTransport: Transport {
     /// (after decompression), or one that decompresses beyond the ratio, ends the request with
     /// ``CourierError/limitExceeded(_:)`` as soon as it crosses the line.
     ///
-    /// Redirects are followed (at most ``Limits/maxRedirects``), only to allowed schemes
-    /// (``CourierError/schemeNotAllowed(_:)`` otherwise, before anything is sent there). A 307 or
-    /// 308 repeats the method and the body, as RFC 9110 requires (FoundationNetworking alone would
-    /// send an empty body). A redirect to another origin (scheme, host or port) never carries
-    /// `Authorization`, `Proxy-Authorization` or `Cookie`. A redirect from `https` to `http` is
-    /// refused (``CourierError/insecureRedirect(_:)``) unless ``Limits/allowsInsecureRedirects``,
-    /// and always when it would repeat a body.
+    /// Redirects are followed by the transport itself, one task per hop, with Courier's rules
+    /// (``Transfer/following(redirect:redirects:)``): the session follows none on its own. The
+    /// response carries ``Response/transferMetrics``: bytes each way, the redirects followed and
+    /// when the final head arrived.
     public func send(_ transfer: Transfer) async throws -> Response {
-        try await followingRedirects(transfer, streaming: false)
+        try await exchange(transfer, streaming: false)
     }
 
     /// Runs a transfer and returns when the response head arrives; the body follows through the
@@ -105,7 +98,7 @@ public final class URLSessionTransport: Transport {
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
         var transfer = transfer
         transfer.destination = .memory
-        var head = try await followingRedirects(transfer, streaming: true)
+        var head = try await exchange(transfer, streaming: true)
         // Without a streamed body (a refused authentication challenge answers with the whole
         // response), the body is what arrived.
         let body = head.body ?? ResponseBody(head.data)
@@ -113,38 +106,34 @@ public final class URLSessionTransport: Transport {
         return StreamedResponse(head: head, body: body)
     }
 
-    /// Sends, following 307/308 itself (re-sending the body) within the redirect limit.
-    private func followingRedirects(_ transfer: Transfer, streaming: Bool) async throws -> Response {
+    /// Sends the transfer and follows redirects by Courier's rules, one hop per task, up to the
+    /// answer. The one redirect decision is ``Transfer/following(redirect:redirects:)``, as in
+    /// every transport; the session delegate refuses every redirect (see SessionRouter).
+    private func exchange(_ transfer: Transfer, streaming: Bool) async throws -> Response {
         var current = transfer
-        let maxHops = max(0, transfer.limits.maxRedirects)
-        for hop in 0...maxHops {
-            let response = try await sendOnce(current, redirects: hop, streaming: streaming)
-            // FoundationNetworking answers a redirect to a scheme it will not follow (`file:`)
-            // with the redirect itself; that is an error too.
-            if let refused = Redirects.disallowedLocation(of: response, limits: current.limits) {
-                response.body?.buffer.terminate()
-                throw CourierError.schemeNotAllowed(refused)
+        var redirects = 0
+        while true {
+            let response = try await sendOnce(current, redirects: redirects, streaming: streaming)
+            let next: Transfer?
+            do {
+                next = try current.following(redirect: response, redirects: redirects)
+            } catch {
+                Self.discard(response)
+                throw error
             }
-            guard Redirects.repeatsBody(response.statusCode),
-                let location = response.value(forHTTPHeaderField: "Location"),
-                let from = current.request.url,
-                // An empty reference is the same URL (RFC 3986 §5.2).
-                let target = location.isEmpty ? from : URL(string: location, relativeTo: from)?.absoluteURL
-            else { return response }
+            guard let next else { return response }
             // The redirect's own body is not wanted: its transfer ends here.
-            response.body?.buffer.terminate()
-            if let refusal = Redirects.insecureHop(
-                from: from, to: target, carriesBody: Redirects.carriesBody(current.request, file: current.body.fileURL),
-                limits: current.limits)
-            {
-                throw refusal
-            }
-            if hop == maxHops { throw URLError(.httpTooManyRedirects) }
-            var next = current.request
-            next.url = target
-            current.request = Redirects.strippingCredentials(next, from: from)
+            Self.discard(response)
+            redirects += 1
+            current = next
         }
-        throw URLError(.httpTooManyRedirects)
+    }
+
+    /// Ends what a redirect response left: its streamed body, or its file (the next hop writes
+    /// the destination anew).
+    private static func discard(_ response: Response) {
+        response.body?.buffer.terminate()
+        if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
     }
 
     private func sendOnce(_ transfer: Transfer, redirects: Int, streaming: Bool) async throws -> Response {
@@ -172,9 +161,10 @@ public final class URLSessionTransport: Transport {
             stream = buffer
         }
         // Entered before anything can cancel it; the router's table is the only lock involved.
+        let sent = uploadSize.map { Int64($0) } ?? Int64(transfer.request.httpBody?.count ?? 0)
         router.register(
             task, request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
-            redirects: redirects, stream: stream)
+            metrics: TransferMetrics(bytesSent: sent, redirects: redirects), elapsed: transfer.elapsed, stream: stream)
         // See SessionRouter.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the

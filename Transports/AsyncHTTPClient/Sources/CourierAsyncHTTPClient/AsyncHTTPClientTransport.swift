@@ -128,10 +128,6 @@ public struct AsyncHTTPClientTransport: Transport {
         self.trust = configurations.isSystem ? nil : configurations
     }
 
-    public func send(_ request: URLRequest) async throws -> Response {
-        try await send(Transfer(request: request))
-    }
-
     /// Runs a transfer, streaming both ways: a file body is read from disk as it is sent, a file
     /// destination is written as the response arrives (the socket is read no faster than the
     /// disk writes), and progress is reported as bytes move. On failure or cancellation a partly

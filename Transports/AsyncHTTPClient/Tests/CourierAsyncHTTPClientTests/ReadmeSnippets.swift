@@ -24,8 +24,8 @@ private func transportSection() {
 
 /// Stands in for "your transport" in the conformance catalog's sample.
 private struct MyTransport: Transport {
-    func send(_ request: URLRequest) async throws -> Response {
-        try await AsyncHTTPClientTransport().send(request)
+    func send(_ transfer: Transfer) async throws -> Response {
+        try await transfer.sendBuffered { try await AsyncHTTPClientTransport().send($0) }
     }
 }
 

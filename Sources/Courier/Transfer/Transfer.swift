@@ -66,21 +66,10 @@ public struct Transfer: Sendable {
     }
 }
 
-extension Transport {
-    /// Runs a transfer with ``send(_:)-(URLRequest)``: a file body is read into memory (off
-    /// Swift's thread pool), a file destination is written after the whole response arrived, and
-    /// progress is reported once each way at the end. The scheme is checked before sending and the
-    /// body size after receiving, since this path cannot stop a body while it arrives.
-    /// Transports that can stream override this.
-    public func send(_ transfer: Transfer) async throws -> Response {
-        try await transfer.sendBuffered { try await send($0) }
-    }
-}
-
 extension Transfer {
     /// Runs this transfer through `send`, which takes a whole request and returns a whole
-    /// response: the path of ``Transport/send(_:)-(Transfer)`` for transports that do not
-    /// stream, and of stubs (Courier's sample responses and `CourierTesting`'s `StubTransport`).
+    /// response: how a transport that does not stream implements ``Transport/send(_:)-(Transfer)``,
+    /// and the path of stubs (Courier's sample responses and `CourierTesting`'s `StubTransport`).
     /// A file body is read into memory (off Swift's thread pool) and `send` receives it in
     /// `httpBody`; a file destination is written after the whole response arrived; progress is
     /// reported once each way; ``Response/transferMetrics`` is filled in. The scheme is checked

@@ -108,7 +108,3 @@ public struct ResponseBodyLimit: Sendable {
         return max(overflow ? Int64.max : product, ratioFloor)
     }
 }
-
-extension SessionRouter {
-    typealias BodyLimit = ResponseBodyLimit
-}

@@ -24,7 +24,8 @@ extension Transfer {
         return try FileBody.regularFileSize(url)
     }
 
-    /// The transfer that follows a redirect, by the rules ``URLSessionTransport`` applies:
+    /// The transfer that follows a redirect: Courier's redirect rules, in the one place they live.
+    /// ``URLSessionTransport`` and `AsyncHTTPClientTransport` follow every redirect through it:
     ///
     /// - 301, 302, 303, 307 and 308 with a `Location` are followed (an empty `Location` is the same
     ///   URL, RFC 3986 §5.2); other statuses are answers.

@@ -1,0 +1,68 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Checks of the request that actually goes on the wire, made after every stage that can change it
+/// (request mapping, plugins' `prepare`, signing) and before anything is sent, so no method or
+/// header can smuggle a second header or request (CR/LF injection).
+enum RequestValidation {
+    /// Throws ``CourierError/requestMapping(_:)`` for an invalid method, header name or value.
+    static func validate(_ request: URLRequest) throws(CourierError) {
+        if let method = request.httpMethod, !HTTPMethod(rawValue: method).isValidToken {
+            throw .requestMapping("'\(method)' is not a valid HTTP method name")
+        }
+        guard let headers = request.allHTTPHeaderFields else { return }
+        for (name, value) in headers {
+            try HeaderValidation.validate(name: name, value: value)
+        }
+    }
+
+    /// Throws ``CourierError/requestMapping(_:)`` for a `GET` or `HEAD` request that carries a body
+    /// unless the limits allow it (``Limits/allowsBodyInGETAndHEAD``). File and multipart uploads
+    /// (`task`, whose body is not in the request) with those methods or `TRACE` are refused
+    /// whatever the limits, as when the request is built: here also when a plugin or the signing
+    /// changed the method since.
+    static func validateBody(of request: URLRequest, task: HTTPTask, limits: Limits) throws(CourierError) {
+        let wireMethod = HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased())
+        switch task {
+        case .uploadFile: try Endpoint.requireBody(for: wireMethod, what: "a file upload")
+        case .uploadMultipart: try Endpoint.requireBody(for: wireMethod, what: "a multipart upload")
+        default: break
+        }
+        guard !limits.allowsBodyInGETAndHEAD, request.httpBodyStream != nil || !(request.httpBody?.isEmpty ?? true),
+            let method = request.httpMethod?.uppercased(), method == "GET" || method == "HEAD"
+        else { return }
+        throw .requestMapping(
+            "a \(method) request with a body is refused (servers and Apple's URLSession may drop it); "
+                + "send it as POST, or set Limits.allowsBodyInGETAndHEAD for this target")
+    }
+
+    /// Throws ``CourierError/schemeNotAllowed(_:)`` unless `url` has an allowed scheme (and, for
+    /// http and https, a host).
+    static func validateDestination(_ url: URL?, limits: Limits) throws(CourierError) {
+        guard let url else { throw .requestMapping("the request has no URL") }
+        // Each of `scheme` and `host` is read once: on Linux every read copies a string.
+        guard let scheme = url.scheme?.lowercased(), limits.allowedSchemes.contains(scheme) else {
+            throw .schemeNotAllowed(url)
+        }
+        if scheme.hasPrefix("http"), url.host?.isEmpty ?? true {
+            throw .requestMapping("'\(Redaction.url(url))' has no host")
+        }
+    }
+}
+
+/// Header checks made before anything is sent, so a header cannot smuggle a second header or
+/// request (CR/LF injection).
+enum HeaderValidation {
+    static func validate(name: String, value: String) throws(CourierError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(HTTPToken.isTokenByte) else {
+            throw .requestMapping("'\(name)' is not a valid header name")
+        }
+        // field-value: visible ASCII, obs-text, space and tab; never CR, LF or NUL.
+        guard value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+            throw .requestMapping("the value of header '\(name)' contains a control character (only tab is allowed)")
+        }
+    }
+}
