@@ -117,6 +117,42 @@ import Testing
         #expect(try Self.files(in: folder).isEmpty)
     }
 
+    @Test func aBodyOfAKnownLengthOverTheLimitIsRefusedUnread() async throws {
+        let transport = StubTransport()
+        let provider = Provider<OpenAPIOperation>(transport: transport)
+        let client = Client(
+            serverURL: Self.server, transport: CourierTransport(provider: provider, maxRequestBodyBytes: 1024))
+        let body = HTTPBody(GeneratedChunks(count: 2, size: 1024), length: .known(2048), iterationBehavior: .single)
+
+        let error = await #expect(throws: ClientError.self) { _ = try await client.postBytes(body: .binary(body)) }
+        #expect(error?.underlyingError as? CourierOpenAPIError == .requestBodyTooLarge(limit: 1024))
+        #expect(transport.requests.isEmpty)
+        // Not iterated: a body that can be read once is still readable.
+        var read = 0
+        for try await chunk in body { read += chunk.count }
+        #expect(read == 2048)
+    }
+
+    @Test func aSpoolFolderThatCannotBeWrittenIsATypedErrorBeforeAnythingIsSent() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("courier-spool-missing-\(UUID())")
+        let transport = StubTransport()
+        let provider = Provider<OpenAPIOperation>(transport: transport)
+        let client = Client(
+            serverURL: Self.server,
+            transport: CourierTransport(provider: provider, memoryThreshold: 10, spoolDirectory: missing))
+
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await client.postBytes(body: .binary(Self.chunks(2, of: 100)))
+        }
+        guard case .requestBodySpoolFailed(let file, _) = error?.underlyingError as? CourierOpenAPIError else {
+            Issue.record("expected requestBodySpoolFailed, got \(String(describing: error?.underlyingError))")
+            return
+        }
+        #expect(file.deletingLastPathComponent().path == missing.path)
+        #expect(transport.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+    }
+
     @Test func aCallCancelledWhileSpoolingLeavesNoFile() async throws {
         let folder = try Self.makeFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
