@@ -2,7 +2,7 @@ import CoreMetrics
 import Courier
 
 /// Records every call into swift-metrics when it ends: a counter, a timer and the number of
-/// attempts, per target, method, status class and outcome.
+/// attempts, per target, method, status class, outcome and cache status.
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory())    // or any swift-metrics backend
