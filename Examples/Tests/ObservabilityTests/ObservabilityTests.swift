@@ -53,7 +53,8 @@ import Testing
     }
 
     static func dimensions(_ target: String, _ status: String, _ outcome: String) -> [(String, String)] {
-        [("target", target), ("method", "GET"), ("status_class", status), ("outcome", outcome)]
+        // Stubbed calls have no cache: `cache` is `network`.
+        [("target", target), ("method", "GET"), ("status_class", status), ("outcome", outcome), ("cache", "network")]
     }
 
     @Test func networkLoggerLinesGoToSwiftLog() async throws {

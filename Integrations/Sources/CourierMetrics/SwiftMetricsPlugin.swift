@@ -2,7 +2,7 @@ import CoreMetrics
 import Courier
 
 /// Records every call into swift-metrics when it ends: a counter, a timer and the number of
-/// attempts, per target, method, status class and outcome.
+/// attempts, per target, method, status class, outcome and cache status.
 ///
 /// ```swift
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory())    // or any swift-metrics backend
@@ -26,14 +26,20 @@ import Courier
 /// `URLSessionTransport` on Apple platforms; a reused connection has none).
 ///
 /// ## Dimensions
-/// Every metric has the same four, each with a bounded set of values:
+/// Every metric has the same five, each with a bounded set of values:
 /// - `target`: the target's type and case, `GitHub.user` (`RequestContext.targetName`), never
 ///   associated values;
 /// - `method`: the HTTP method, `GET`;
 /// - `status_class`: `1xx` to `5xx` from the last response, `other` for a status outside 100–599,
 ///   `none` when no response arrived;
 /// - `outcome`: `success`, `failure` (an error status, a mapping or transport error), `cancelled`
-///   or `timeout`.
+///   or `timeout`;
+/// - `cache`: where the last response came from (`Response.cacheStatus`, with an `HTTPCache` on the
+///   provider): `network`, `hit` (answered by the cache without the network), `revalidated` (a
+///   stored response confirmed by a `304`), `stale_after_error`, or `none` when no response
+///   arrived. A dimension rather than a counter of its own, as Prometheus-style backends prefer:
+///   the hit ratio is `courier_requests_total{cache="hit"}` over all of `courier_requests_total`,
+///   and hits' durations are apart from the network's.
 public struct SwiftMetricsPlugin: Plugin {
     /// Where metrics go. Default: the bootstrapped `MetricsSystem.factory`.
     public let factory: any MetricsFactory
@@ -72,7 +78,7 @@ public struct SwiftMetricsPlugin: Plugin {
         }
     }
 
-    /// The four dimensions of a call's metrics.
+    /// The five dimensions of a call's metrics.
     static func dimensions(
         of result: Result<Response, CourierError>, context: RequestContext
     ) -> [(String, String)] {
@@ -81,7 +87,24 @@ public struct SwiftMetricsPlugin: Plugin {
             ("method", context.target.method.rawValue),
             ("status_class", statusClass(of: result)),
             ("outcome", outcome(of: result)),
+            ("cache", cache(of: result)),
         ]
+    }
+
+    /// `network`, `hit`, `revalidated`, `stale_after_error` or `none`.
+    static func cache(of result: Result<Response, CourierError>) -> String {
+        let response: Response? =
+            switch result {
+            case .success(let response): response
+            case .failure(let error): error.response
+            }
+        switch response?.cacheStatus {
+        case nil: return "none"
+        case .network: return "network"
+        case .hit: return "hit"
+        case .revalidated: return "revalidated"
+        case .staleAfterError: return "stale_after_error"
+        }
     }
 
     /// `1xx`…`5xx`, `other` or `none`.

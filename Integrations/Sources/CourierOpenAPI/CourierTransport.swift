@@ -25,11 +25,18 @@ import OpenAPIRuntime
 ///   Courier's backpressure and limits; its length is `Content-Length` when the server sent one and
 ///   the body is not encoded).
 ///   Cancelling the task that reads it, or dropping it, ends the transfer.
-/// - The request body is collected before the call, up to ``maxRequestBodyBytes`` (a larger one
-///   fails with ``CourierOpenAPIError/requestBodyTooLarge(limit:)`` before anything is sent), so that
-///   every attempt — a retry, a re-send after a credential refresh — sends the whole body again,
-///   even one the client can iterate only once. A Courier target's body is `Data` or a file: there
-///   is no streamed request body in Courier's pipeline to map it to.
+/// - The request body is never collected whole in memory. A body up to ``memoryThreshold``
+///   (1 MiB by default) is kept in memory; a larger one, of known length or not, is streamed
+///   (spooled) from the moment it grows past the threshold to a temporary file in
+///   ``spoolDirectory``, written off Swift concurrency's threads, then sent as a file upload. So
+///   every attempt — a retry, a re-send after a credential refresh — sends the same bytes again,
+///   even from a body the client can iterate only once, and memory stays flat however large the
+///   body. The file is new (never an existing file or a link), readable by its owner only, and
+///   removed when the call ends: answered, failed or cancelled, during the spooling too.
+/// - A body larger than ``maxRequestBodyBytes`` (256 MiB by default) fails with
+///   ``CourierOpenAPIError/requestBodyTooLarge(limit:)`` before anything is sent: at once when its
+///   length is known, when it crosses the limit otherwise. A spool file that cannot be written
+///   fails with ``CourierOpenAPIError/requestBodySpoolFailed(_:reason:)``, nothing sent.
 ///
 /// ## Statuses
 /// The generated client turns documented and `default` responses into its `Output` itself, so
@@ -40,36 +47,57 @@ import OpenAPIRuntime
 /// Transport failures reach the client as the provider's `CourierError`, which the client wraps in
 /// its `ClientError`.
 public struct CourierTransport: ClientTransport {
-    /// The default largest request body: 16 MiB.
-    public static let defaultMaxRequestBodyBytes = 16 << 20
+    /// The default largest request body: 256 MiB.
+    public static let defaultMaxRequestBodyBytes = 256 << 20
+    /// The default largest request body kept in memory: 1 MiB.
+    public static let defaultMemoryThreshold = 1 << 20
 
     /// The provider every request goes through.
     public let provider: Provider<OpenAPIOperation>
-    /// The largest request body collected. Default: ``defaultMaxRequestBodyBytes`` (16 MiB).
+    /// The largest request body, in memory or spooled. Default: ``defaultMaxRequestBodyBytes``
+    /// (256 MiB).
     public let maxRequestBodyBytes: Int
+    /// The largest request body kept in memory; a larger one is spooled to a temporary file.
+    /// Default: ``defaultMemoryThreshold`` (1 MiB).
+    public let memoryThreshold: Int
+    /// Where request bodies are spooled. Default: `FileManager.default.temporaryDirectory`.
+    public let spoolDirectory: URL
 
     /// Creates a transport.
     /// - Parameters:
     ///   - provider: The provider every request goes through. Default: `Provider()` (URLSession,
     ///     no plugins, no retries).
-    ///   - maxRequestBodyBytes: The largest request body collected; at least 0. Default:
-    ///     ``defaultMaxRequestBodyBytes`` (16 MiB).
+    ///   - maxRequestBodyBytes: The largest request body, in memory or spooled; at least 0.
+    ///     Default: ``defaultMaxRequestBodyBytes`` (256 MiB).
+    ///   - memoryThreshold: The largest request body kept in memory; at least 0. Default:
+    ///     ``defaultMemoryThreshold`` (1 MiB).
+    ///   - spoolDirectory: Where larger request bodies are spooled. Default:
+    ///     `FileManager.default.temporaryDirectory`.
     public init(
         provider: Provider<OpenAPIOperation> = Provider(),
-        maxRequestBodyBytes: Int = CourierTransport.defaultMaxRequestBodyBytes
+        maxRequestBodyBytes: Int = CourierTransport.defaultMaxRequestBodyBytes,
+        memoryThreshold: Int = CourierTransport.defaultMemoryThreshold,
+        spoolDirectory: URL = FileManager.default.temporaryDirectory
     ) {
         self.provider = provider
         self.maxRequestBodyBytes = max(0, maxRequestBodyBytes)
+        self.memoryThreshold = max(0, memoryThreshold)
+        self.spoolDirectory = spoolDirectory
     }
 
     public func send(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        let spool = RequestBodySpool(
+            memoryThreshold: memoryThreshold, maxBytes: maxRequestBodyBytes, directory: spoolDirectory)
+        let requestBody = try await spool.prepare(body)
+        // Every attempt has been sent once the head is here (or the call failed): the file goes.
+        defer { RequestBodySpool.remove(requestBody) }
         let operation = OpenAPIOperation.operation(
             OpenAPIOperation.Request(
                 operationID: operationID, baseURL: baseURL, pathAndQuery: request.path ?? "",
                 method: HTTPMethod(rawValue: request.method.rawValue), headers: Self.headers(request.headerFields),
-                body: try await collect(body), retriedStatusCodes: retriedStatusCodes))
+                body: requestBody, retriedStatusCodes: retriedStatusCodes))
         let stream: ResponseStream
         do {
             stream = try await provider.stream(operation)
@@ -120,22 +148,6 @@ public struct CourierTransport: ClientTransport {
             fields.append(HTTPField(name: name, value: value))
         }
         return fields
-    }
-
-    /// The body's bytes, up to ``maxRequestBodyBytes``; `nil` for no body.
-    func collect(_ body: HTTPBody?) async throws -> Data? {
-        guard let body else { return nil }
-        if case .known(let length) = body.length, length > Int64(maxRequestBodyBytes) {
-            throw CourierOpenAPIError.requestBodyTooLarge(limit: maxRequestBodyBytes)
-        }
-        var data = Data()
-        for try await chunk in body {
-            guard chunk.count <= maxRequestBodyBytes - data.count else {
-                throw CourierOpenAPIError.requestBodyTooLarge(limit: maxRequestBodyBytes)
-            }
-            data.append(contentsOf: chunk)
-        }
-        return data
     }
 
     /// The fields as a dictionary; a repeated name's values joined with `, ` under its first

@@ -24,11 +24,21 @@ public enum OpenAPIOperation: TargetType, CustomStringConvertible {
         public let method: HTTPMethod
         /// The header fields; repeated names joined with `, `.
         public let headers: [String: String]
-        /// The request body, collected (see ``CourierTransport``); `nil` for none.
-        public let body: Data?
+        /// The request body, in memory or spooled to a temporary file (see ``CourierTransport``);
+        /// `nil` for none.
+        public let body: Body?
         /// The statuses refused, so that the provider's retry policy sees them: its retryable
         /// ones (``CourierTransport`` sets them); every other status is accepted.
         public let retriedStatusCodes: Set<Int>
+    }
+
+    /// A request body that every attempt of the call can send again.
+    public enum Body: Sendable, Hashable {
+        /// The bytes, for a body up to ``CourierTransport/memoryThreshold``.
+        case data(Data)
+        /// A temporary file holding a larger body, sent as a file upload; ``CourierTransport``
+        /// removes it when the call ends.
+        case file(URL)
     }
 
     /// The request.
@@ -45,7 +55,13 @@ public enum OpenAPIOperation: TargetType, CustomStringConvertible {
     public var path: String { request.pathAndQuery }
     public var method: HTTPMethod { request.method }
     public var headers: [String: String] { request.headers }
-    public var task: HTTPTask { request.body.map { .data($0) } ?? .plain }
+    public var task: HTTPTask {
+        switch request.body {
+        case nil: .plain
+        case .data(let data): .data(data)
+        case .file(let url): .uploadFile(url)
+        }
+    }
     /// Every status but ``Request/retriedStatusCodes``: the generated client reads statuses itself
     /// (documented and `default` responses); the retryable ones are refused so that the provider
     /// can retry them.

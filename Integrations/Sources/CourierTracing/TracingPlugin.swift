@@ -32,6 +32,7 @@ import Tracing
 /// | `courier.attempts` | end | sends, re-sends after a refresh included |
 /// | `courier.refreshes` | end | credential refreshes waited for |
 /// | `courier.joined_shared_request` | end | whether an attempt joined an identical request in flight |
+/// | `courier.cache_status` | end, when a response arrived | where it came from (`Response.cacheStatus`): `network`, `hit`, `revalidated` or `stale_after_error` |
 /// | `network.protocol.version` | end | the last attempt's HTTP version, when the transport says |
 /// | `network.peer.address` | end | the server's IP address, when the transport says |
 /// | `courier.connection.reused` | end | whether the last attempt reused a connection, when the transport says |
@@ -138,6 +139,10 @@ public struct TracingPlugin: Plugin {
                 }
             }
         }
+        // OpenTelemetry's semantic conventions have no HTTP cache attribute: Courier's own name.
+        if let status = Self.cacheStatus(of: result) {
+            span.updateAttributes { $0["courier.cache_status"] = status }
+        }
         switch result {
         case .success(let response):
             span.updateAttributes { $0["http.response.status_code"] = response.statusCode }
@@ -174,6 +179,26 @@ public struct TracingPlugin: Plugin {
         if error.isTimeout { return "timeout" }
         // The case's name: a case with values is the one child of its mirror.
         return Mirror(reflecting: error).children.first?.label ?? "CourierError"
+    }
+
+    /// The last response's `CacheStatus` as an attribute value; `nil` when no response arrived.
+    static func cacheStatus(of result: Result<Response, CourierError>) -> String? {
+        let response: Response? =
+            switch result {
+            case .success(let response): response
+            case .failure(let error): error.response
+            }
+        return response.map { cacheStatusValue($0.cacheStatus) }
+    }
+
+    /// `network`, `hit`, `revalidated` or `stale_after_error`.
+    static func cacheStatusValue(_ status: CacheStatus) -> String {
+        switch status {
+        case .network: "network"
+        case .hit: "hit"
+        case .revalidated: "revalidated"
+        case .staleAfterError: "stale_after_error"
+        }
     }
 
     /// `HTTP/1.1` → `1.1`, `HTTP/2` → `2`, as OpenTelemetry writes `network.protocol.version`.

@@ -32,8 +32,10 @@ import Testing
         }
     }
 
-    func dimensions(_ target: String, _ method: String, _ status: String, _ outcome: String) -> [(String, String)] {
-        [("target", target), ("method", method), ("status_class", status), ("outcome", outcome)]
+    func dimensions(
+        _ target: String, _ method: String, _ status: String, _ outcome: String, cache: String = "network"
+    ) -> [(String, String)] {
+        [("target", target), ("method", method), ("status_class", status), ("outcome", outcome), ("cache", cache)]
     }
 
     @Test func everyCallIsCountedTimedAndItsAttemptsRecorded() async throws {
@@ -65,7 +67,41 @@ import Testing
         let call = Task { try await provider.request(.user("ada")) }
         call.cancel()
         _ = try? await call.value
-        #expect(metrics.values("api_requests_total", dimensions("API.user", "GET", "none", "cancelled")) == [1])
+        #expect(
+            metrics.values("api_requests_total", dimensions("API.user", "GET", "none", "cancelled", cache: "none")) == [
+                1
+            ])
+    }
+
+    @Test func cacheHitsHaveTheirOwnCacheDimension() async throws {
+        let metrics = InMemoryMetrics()
+        let transport = StubTransport()
+        transport.on(.get, "users/ada", .data(Data("{}".utf8), headers: ["Cache-Control": "max-age=600"]))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let provider = Provider<API>(
+            transport: transport, plugins: [.swiftMetrics(factory: metrics)], cache: HTTPCache(now: { now }))
+        _ = try await provider.request(.user("ada"))
+        _ = try await provider.request(.user("ada"))
+        _ = try await provider.request(.user("ada"))
+
+        #expect(transport.requests.count == 1)
+        let network = dimensions("API.user", "GET", "2xx", "success", cache: "network")
+        let hit = dimensions("API.user", "GET", "2xx", "success", cache: "hit")
+        #expect(metrics.values("courier_requests_total", network) == [1])
+        #expect(metrics.values("courier_requests_total", hit) == [1, 1])
+        #expect(metrics.values("courier_request_duration_seconds", hit).count == 2)
+    }
+
+    @Test func theCacheDimensionNamesEveryCacheStatus() {
+        let statuses = [CacheStatus.network, .hit, .revalidated, .staleAfterError]
+        let values = statuses.map { status in
+            var transfer = TransferMetrics()
+            transfer.cacheStatus = status
+            return SwiftMetricsPlugin.cache(
+                of: .success(Response(statusCode: 200, data: Data(), transferMetrics: transfer)))
+        }
+        #expect(values == ["network", "hit", "revalidated", "stale_after_error"])
+        #expect(SwiftMetricsPlugin.cache(of: .failure(.underlying(URLError(.notConnectedToInternet), nil))) == "none")
     }
 
     @Test func connectionPhasesAreTimedWhenTheTransportReportsThem() async throws {

@@ -57,6 +57,23 @@ import Tracing
         #expect(sent == Array(repeating: span.spanID, count: 3))
     }
 
+    @Test func theResponsesCacheStatusIsOnTheSpan() async throws {
+        let tracer = InMemoryTracer()
+        let transport = StubTransport()
+        transport.on(.get, "users/ada", .data(Data("{}".utf8), headers: ["Cache-Control": "max-age=600"]))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let provider = Provider<API>(
+            transport: transport, plugins: [.tracing(tracer: tracer)], cache: HTTPCache(now: { now }))
+        _ = try await provider.request(.user("ada"))
+        _ = try await provider.request(.user("ada"))
+
+        #expect(transport.requests.count == 1)
+        #expect(
+            tracer.finishedSpans.map { $0.attributes.get("courier.cache_status") } == [
+                .string("network"), .string("hit"),
+            ])
+    }
+
     @Test func aCancelledCallEndsItsSpanWithTheError() async throws {
         let tracer = InMemoryTracer()
         let transport = GatedTransport()
