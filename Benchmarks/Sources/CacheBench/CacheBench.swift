@@ -92,47 +92,21 @@ func run() async throws {
         .appendingPathComponent("courier-cache-bench-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
 
-    // Latency: one provider per row, each warmed up (and its cache filled) before the passes.
-    let fresh = Endpoint(base: base, path: "fresh.json")
-    let network = Provider<Endpoint>()
-    let memoryHit = Provider<Endpoint>(cache: HTTPCache(storage: MemoryCacheStorage()))
-    let diskHit = Provider<Endpoint>(
-        cache: HTTPCache(storage: try DiskCacheStorage(folder: folder.appendingPathComponent("latency"))))
-    // No heuristic freshness: every request after the first is revalidated, and nginx answers 304.
-    let revalidating = Provider<Endpoint>(
-        cache: HTTPCache(storage: MemoryCacheStorage(), heuristicFreshnessCap: .zero))
-    let stale = Endpoint(base: base, path: "revalidate.json")
-    typealias Row = (name: String, provider: Provider<Endpoint>, target: Endpoint, status: CacheStatus)
-    let rows: [Row] = [
-        ("network (no cache)", network, fresh, .network),
-        ("fresh hit, memory", memoryHit, fresh, .hit),
-        ("fresh hit, disk", diskHit, fresh, .hit),
-        ("revalidation (304)", revalidating, stale, .revalidated),
-    ]
-    for row in rows {
-        _ = try await row.provider.request(row.target)
-        _ = try await measure(row.provider, row.target, count: 50, expecting: row.status)
-    }
-    var results: [String: [Double]] = [:]
-    for pass in 0..<passes {
-        // Rotating blocks: each pass starts with another row, so drift over the run is shared.
-        for offset in 0..<rows.count {
-            let row = rows[(pass + offset) % rows.count]
-            results[row.name, default: []].append(
-                try await measure(row.provider, row.target, count: requests, expecting: row.status))
+    if options["--control"] == "network" {
+        // The control: the same 4 MiB requests without a cache, for the transport's own peak.
+        let before = try peakResidentMiB()
+        let plain = Provider<Endpoint>()
+        for index in 0..<fill {
+            let response = try await plain.request(Endpoint(base: base, path: "4m.bin?i=\(index)"))
+            guard response.data.count == 4 << 20 else { throw Failure(description: "control \(index)") }
         }
+        let after = try peakResidentMiB()
+        print(
+            "| control: \(fill) × 4 MiB, no cache | peak RSS \(String(format: "%.1f", before)) → \(String(format: "%.1f", after)) MiB |"
+        )
+        return
     }
-    print("| figure | µs per request, median (min–max) over \(passes) passes of \(requests) |")
-    print("|---|---|")
-    for row in rows { print("| \(row.name) | \(format(results[row.name] ?? [])) |") }
-    let networkTimes = results[rows[0].name] ?? []
-    for row in rows.dropFirst() {
-        let times = results[row.name] ?? []
-        let ratios = zip(networkTimes, times).map { $0 / $1 }
-        print("| network ÷ \(row.name) (same pass) | \(format(ratios, digits: 2))× |")
-    }
-
-    // Peak memory: a 1 GiB disk budget filled with `fill` responses of 4 MiB, then read back.
+    // Peak memory, first, in a fresh process: a 1 GiB disk budget filled with `fill` responses of 4 MiB, then read back.
     let before = try peakResidentMiB()
     let limits = CacheLimits(
         maxTotalBytes: 1 << 30, maxEntryBytes: (4 << 20) + (64 << 10), maxEntries: 10_000)
@@ -175,7 +149,6 @@ func run() async throws {
     }
     let readTime = clock.now - readStart
     let afterRead = try peakResidentMiB()
-    print("")
     print("| disk cache, 1 GiB budget, \(fill) × 4 MiB | value |")
     print("|---|---|")
     print("| files, bytes on disk | \(files.count), \(String(format: "%.1f", Double(stored) / 1_048_576)) MiB |")
@@ -186,6 +159,46 @@ func run() async throws {
     print("| peak RSS after read-back | \(String(format: "%.1f", afterRead)) MiB |")
     let verdict = afterRead <= 64 ? "within" : "OVER"
     print("| target: peak ≤ 64 MiB | \(verdict) |")
+    print("")
+    // Latency: one provider per row, each warmed up (and its cache filled) before the passes.
+    let fresh = Endpoint(base: base, path: "fresh.json")
+    let network = Provider<Endpoint>()
+    let memoryHit = Provider<Endpoint>(cache: HTTPCache(storage: MemoryCacheStorage()))
+    let diskHit = Provider<Endpoint>(
+        cache: HTTPCache(storage: try DiskCacheStorage(folder: folder.appendingPathComponent("latency"))))
+    // No heuristic freshness: every request after the first is revalidated, and nginx answers 304.
+    let revalidating = Provider<Endpoint>(
+        cache: HTTPCache(storage: MemoryCacheStorage(), heuristicFreshnessCap: .zero))
+    let stale = Endpoint(base: base, path: "revalidate.json")
+    typealias Row = (name: String, provider: Provider<Endpoint>, target: Endpoint, status: CacheStatus)
+    let rows: [Row] = [
+        ("network (no cache)", network, fresh, .network),
+        ("fresh hit, memory", memoryHit, fresh, .hit),
+        ("fresh hit, disk", diskHit, fresh, .hit),
+        ("revalidation (304)", revalidating, stale, .revalidated),
+    ]
+    for row in rows {
+        _ = try await row.provider.request(row.target)
+        _ = try await measure(row.provider, row.target, count: 50, expecting: row.status)
+    }
+    var results: [String: [Double]] = [:]
+    for pass in 0..<passes {
+        // Rotating blocks: each pass starts with another row, so drift over the run is shared.
+        for offset in 0..<rows.count {
+            let row = rows[(pass + offset) % rows.count]
+            results[row.name, default: []].append(
+                try await measure(row.provider, row.target, count: requests, expecting: row.status))
+        }
+    }
+    print("| figure | µs per request, median (min–max) over \(passes) passes of \(requests) |")
+    print("|---|---|")
+    for row in rows { print("| \(row.name) | \(format(results[row.name] ?? [])) |") }
+    let networkTimes = results[rows[0].name] ?? []
+    for row in rows.dropFirst() {
+        let times = results[row.name] ?? []
+        let ratios = zip(networkTimes, times).map { $0 / $1 }
+        print("| network ÷ \(row.name) (same pass) | \(format(ratios, digits: 2))× |")
+    }
     if afterRead > 64 { throw Failure(description: "peak RSS \(afterRead) MiB is over 64 MiB") }
 }
 
