@@ -49,6 +49,9 @@ let package = Package(
                 "BenchmarkSupport",
             ]
         ),
+        // The HTTP cache: a fresh hit next to a loopback request, a revalidation, and peak memory of
+        // a 1 GiB disk cache (run by scripts/bench-cache).
+        .executableTarget(name: "CacheBench", dependencies: [.product(name: "Courier", package: "Courier")]),
         // The plugins and helpers the benchmarks share.
         .target(name: "BenchmarkSupport", dependencies: [.product(name: "Courier", package: "Courier")]),
         // The allocator's count of bytes in use (mallinfo2 / malloc_zone_statistics), for LoadCheck.

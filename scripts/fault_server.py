@@ -20,6 +20,17 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /redirect-307            307 to /echo (a POST must keep its body)
   /redirect-other-origin   302 to http://localhost:PORT/echo (credentials must be dropped)
   /echo                    {"method", "body", "headers"} of the request
+  /cache?kind=K&id=ID      hostile cache headers (HTTP cache tests), each request counted under ID;
+                           a request whose If-None-Match names the current ETag gets a 304:
+                           directives (50,000 Cache-Control directives, under 100 KiB), huge-line (a
+                           1 MiB Cache-Control line), late-no-store (max-age=600, 64 others, no-store),
+                           negative (max-age=-1), overflow (max-age=99999999999999999999), contradicting
+                           (two Cache-Control lines: max-age=600, no-store), garbage-dates (garbage
+                           Expires, Date, Last-Modified), huge-age (max-age=600, Age 10^20), vary-star,
+                           vary-many (Vary naming 10,000 fields), vary-late-star (100 names, then *),
+                           big / big-chunked (max-age=600 and a body of n bytes, with or without
+                           Content-Length), etag-changing (no-cache, a new ETag every time: never a 304)
+  /cache-count?id=ID       {"requests": N, "conditional": C, "notModified": M} for that ID
   /redirect-307-ftp        307 to ftp://127.0.0.1:PORT/upload (must never be followed)
   /redirect-302-ftp        302 to ftp://127.0.0.1:PORT/x
   /redirect-302-file       302 to file:///etc/passwd
@@ -58,6 +69,9 @@ WATCH = 120
 # WATCHED (a condition, so /stream-closed can wait for a change).
 STREAMS = {}
 WATCHED = threading.Condition()
+# /cache requests by id: {"requests": N, "conditional": C, "notModified": M}, guarded by CACHE_LOCK.
+CACHE_COUNTS = {}
+CACHE_LOCK = threading.Lock()
 SSE_PIECES = [
     b": hello\r", b"\n", b"retry: 1500\r\n", b"id: 1\r\ndata: fir", b"st\r\n\r", b"\nevent: update\ndata: {\"n\":",
     b"2}\n", b"\n: ping\n\n", b"data: unterminated",
@@ -107,6 +121,62 @@ class Handler(socketserver.StreamRequestHandler):
         head = f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
         head += "".join(f"{name}: {value}\r\n" for name, value in headers)
         self.send(head.encode("utf-8") + b"\r\n" + body)
+
+    def hostile_cache(self, request_headers):
+        kind, ident = self.query.get("kind", ""), self.query.get("id", "")
+        # Header names arrive as sent; look If-None-Match up without regard to case.
+        validator = next((v for k, v in request_headers.items() if k.lower() == "if-none-match"), None)
+        with CACHE_LOCK:
+            counts = CACHE_COUNTS.setdefault(ident, {"requests": 0, "conditional": 0, "notModified": 0})
+            counts["requests"] += 1
+            counts["conditional"] += validator is not None
+            serial = counts["requests"]
+        etag = f'"{kind}-{serial}"' if kind == "etag-changing" else f'"{kind}"'
+        if validator == etag:
+            with CACHE_LOCK:
+                counts["notModified"] += 1
+            self.send(f"HTTP/1.1 304 Not Modified\r\nETag: {etag}\r\nConnection: close\r\n\r\n".encode())
+            return
+        lines = {
+            "directives": ["Cache-Control: " + ",".join(["max-age=600"] + ["a"] * 49_999)],
+            "huge-line": ["Cache-Control: max-age=600, " + "x" * (1 << 20)],
+            "late-no-store": ["Cache-Control: " + ",".join(["max-age=600"] + ["x"] * 64 + ["no-store"])],
+            "negative": ["Cache-Control: max-age=-1"],
+            "overflow": ["Cache-Control: max-age=99999999999999999999"],
+            "contradicting": ["Cache-Control: max-age=600", "Cache-Control: no-store"],
+            "garbage-dates": ["Expires: the day after tomorrow", "Date: Yesterday, 99 Foo 2026 25:61:61 GMT", "Last-Modified: -1",
+                              "Age: soon"],
+            "huge-age": ["Cache-Control: max-age=600", "Age: 100000000000000000000"],
+            "vary-star": ["Cache-Control: max-age=600", "Vary: *"],
+            "vary-many": ["Cache-Control: max-age=600", "Vary: " + ",".join(f"X-V{i}" for i in range(10_000))],
+            "vary-late-star": ["Cache-Control: max-age=600", "Vary: " + ",".join(
+                [f"X-V{i}" for i in range(100)] + ["*"])],
+            "big": ["Cache-Control: max-age=600"],
+            "big-chunked": ["Cache-Control: max-age=600"],
+            "etag-changing": ["Cache-Control: no-cache"],
+        }.get(kind)
+        if lines is None:
+            self.answer("404 Not Found", b"")
+            return
+        head = "HTTP/1.1 200 OK\r\nConnection: close\r\n" + f"ETag: {etag}\r\n" + "".join(f"{l}\r\n" for l in lines)
+        if kind in ("big", "big-chunked"):
+            size = min(int(self.query.get("n", "0")), 64 << 20)
+            chunked = kind == "big-chunked"
+            head += "Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {size}\r\n"
+            self.send(head.encode("latin-1") + b"\r\n")
+            sent = 0
+            while sent < size:
+                piece = b"c" * min(65536, size - sent)
+                try:
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n" if chunked else piece)
+                except OSError:
+                    return
+                sent += len(piece)
+            if chunked:
+                self.send(b"0\r\n\r\n")
+            return
+        body = f"{kind} {serial}".encode()
+        self.send((head + f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1") + body)
 
     def handle(self):
         method, path, headers, body = self.read_request()
@@ -236,6 +306,13 @@ class Handler(socketserver.StreamRequestHandler):
                 "closed": closed, "state": stream["state"], "writes": stream["writes"],
                 "at": stream["at"] if closed else None,
             }
+            self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
+        elif path == "/cache":
+            self.hostile_cache(headers)
+        elif path == "/cache-count":
+            with CACHE_LOCK:
+                counts = dict(CACHE_COUNTS.get(self.query.get("id", ""), {}))
+            payload = {key: counts.get(key, 0) for key in ("requests", "conditional", "notModified")}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}

@@ -358,6 +358,37 @@ import Testing
         let directives = CacheControl(huge)
         #expect(directives.noStore)
         #expect(directives.maxAge == nil)  // past the directives read
-        #expect(CacheRules.varyNames(String(repeating: "a,", count: 100_000))?.count == 1)
+        // More fields than are read: the response cannot be matched on all of them, so it is not stored.
+        #expect(CacheRules.varyNames(String(repeating: "a,", count: 100_000)) == nil)
+    }
+
+    /// A directive past the bound is not missed: the header counts as `no-store` (failed before: the
+    /// `no-store` after 64 other directives was ignored and the response stored for ten minutes).
+    @Test func aNoStorePastTheDirectivesReadIsNotMissed() {
+        let late = (["max-age=600"] + Array(repeating: "x", count: 64) + ["no-store"]).joined(separator: ",")
+        let directives = CacheControl(late)
+        #expect(directives.noStore)
+        #expect(directives.noCache)
+        #expect(
+            !CacheRules.isStorable(
+                request: Self.request(), statusCode: 200, headers: ["Cache-Control": late],
+                policy: .protocolRules))
+        let within = (["max-age=600"] + Array(repeating: "x", count: 63)).joined(separator: ",")
+        #expect(!CacheControl(within).noStore)
+        #expect(CacheControl(within).maxAge == 600)
+    }
+
+    /// A `Vary` naming more fields than are read (or a `*` past the bound) is never stored (failed
+    /// before: the first 64 names were kept and a request differing in the 65th matched).
+    @Test func aVaryPastTheNamesReadIsNotStored() {
+        let names = (0..<100).map { "X-V\($0)" }
+        #expect(CacheRules.varyNames((names + ["*"]).joined(separator: ", ")) == nil)
+        #expect(CacheRules.varyNames(names.joined(separator: ", ")) == nil)
+        #expect(CacheRules.varyNames(names.prefix(64).joined(separator: ", "))?.count == 64)
+        #expect(
+            !CacheRules.isStorable(
+                request: Self.request(), statusCode: 200,
+                headers: ["Cache-Control": "max-age=600", "Vary": names.joined(separator: ",")], policy: .protocolRules)
+        )
     }
 }

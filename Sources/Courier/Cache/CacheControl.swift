@@ -2,7 +2,9 @@ import Foundation
 
 /// The `Cache-Control` directives the cache acts on (RFC 9111 §5.2), parsed from one header value.
 /// Unknown directives are ignored; a malformed number makes its directive count as absent, except
-/// `max-age`, which then counts as `0` (stale at once), the safe reading.
+/// `max-age`, which then counts as `0` (stale at once), the safe reading. A header with more
+/// directives than ``maxDirectives`` is not read past that bound, and counts as `no-store` and
+/// `no-cache`: a directive past the bound (a `no-store` after 64 others) must not be missed.
 struct CacheControl: Sendable, Hashable {
     var noStore = false
     var noCache = false
@@ -20,7 +22,13 @@ struct CacheControl: Sendable, Hashable {
 
     init(_ value: String?) {
         guard let value else { return }
-        for part in value.split(separator: ",").prefix(Self.maxDirectives) {
+        let parts = value.split(separator: ",", maxSplits: Self.maxDirectives)
+        if parts.count > Self.maxDirectives {
+            // Hostile-header fix (issue 26): never store or reuse on the strength of a partial reading.
+            noStore = true
+            noCache = true
+        }
+        for part in parts.prefix(Self.maxDirectives) {
             let pieces = part.split(separator: "=", maxSplits: 1)
             let name = pieces.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             let argument = pieces.count > 1 ? Self.unquoted(pieces[1]) : nil

@@ -5,7 +5,7 @@ import Foundation
 /// the key it was read for decodes to `nil`.
 enum CacheEntryCodec {
     private static let magic = Data("CRCACHE1".utf8)
-    private static let prefixLength = 8 + 4 + 8
+    static let prefixLength = 8 + 4 + 8
     private static let checksumLength = 8
 
     private struct Head: Codable {
@@ -25,6 +25,15 @@ enum CacheEntryCodec {
     }
 
     static func encode(_ response: CachedResponse) -> Data? {
+        guard let parts = encodeParts(response) else { return nil }
+        var data = Data(capacity: parts.reduce(0) { $0 + $1.count })
+        for part in parts { data.append(part) }
+        return data
+    }
+
+    /// The file in three parts (prefix and head, body, checksum), written one after the other: the
+    /// body is not copied into a buffer of its own (a 4 MiB entry does not cost another 4 MiB).
+    static func encodeParts(_ response: CachedResponse) -> [Data]? {
         let head = Head(
             url: response.url.absoluteString, status: response.statusCode, headers: response.headers,
             requestTime: response.requestTime.timeIntervalSince1970,
@@ -32,37 +41,40 @@ enum CacheEntryCodec {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         guard let json = try? encoder.encode(head), json.count <= Int(UInt32.max) else { return nil }
-        var data = Data(capacity: prefixLength + json.count + response.body.count + checksumLength)
-        data.append(magic)
-        append(UInt64(json.count), bytes: 4, to: &data)
-        append(UInt64(response.body.count), bytes: 8, to: &data)
-        data.append(json)
-        data.append(response.body)
-        var checksum = fnv1a(json)
-        checksum = fnv1a(response.body, seed: checksum)
-        append(checksum, bytes: 8, to: &data)
-        return data
+        var prefix = Data(capacity: prefixLength + json.count)
+        prefix.append(magic)
+        append(UInt64(json.count), bytes: 4, to: &prefix)
+        append(UInt64(response.body.count), bytes: 8, to: &prefix)
+        prefix.append(json)
+        var trailer = Data(capacity: checksumLength)
+        append(fnv1a(response.body, seed: fnv1a(json)), bytes: 8, to: &trailer)
+        return [prefix, response.body, trailer]
     }
 
-    static func decode(_ data: Data, key: String) -> CachedResponse? {
-        let data = Data(data)  // indices from zero
-        guard data.count >= prefixLength + checksumLength, data.prefix(magic.count) == magic else { return nil }
-        let headLength = read(data, at: 8, bytes: 4)
-        let bodyLength = read(data, at: 12, bytes: 8)
-        let available = UInt64(data.count - prefixLength - checksumLength)
+    /// The head and body lengths a file's first ``prefixLength`` bytes announce, or `nil` when they
+    /// do not start a file of `size` bytes that Courier wrote.
+    static func lengths(prefix: Data, size: Int) -> (head: Int, body: Int)? {
+        let prefix = Data(prefix)  // indices from zero
+        guard prefix.count == prefixLength, size >= prefixLength + checksumLength, prefix.prefix(magic.count) == magic
+        else { return nil }
+        let headLength = read(prefix, at: 8, bytes: 4)
+        let bodyLength = read(prefix, at: 12, bytes: 8)
+        let available = UInt64(size - prefixLength - checksumLength)
         guard headLength <= available, bodyLength <= available, headLength + bodyLength == available else {
             return nil
         }
-        let headEnd = prefixLength + Int(headLength)
-        let bodyEnd = headEnd + Int(bodyLength)
-        let json = data[prefixLength..<headEnd]
-        let body = data[headEnd..<bodyEnd]
-        guard fnv1a(body, seed: fnv1a(json)) == read(data, at: bodyEnd, bytes: 8),
+        return (Int(headLength), Int(bodyLength))
+    }
+
+    /// Decodes a file read in parts (``lengths(prefix:size:)`` gave the lengths): the body is kept
+    /// as it was read, not copied.
+    static func decode(json: Data, body: Data, checksum: Data, key: String) -> CachedResponse? {
+        guard checksum.count == checksumLength, fnv1a(body, seed: fnv1a(json)) == read(Data(checksum), at: 0, bytes: 8),
             let head = try? JSONDecoder().decode(Head.self, from: json), let url = URL(string: head.url),
             CacheRules.key(for: url) == key, head.requestTime.isFinite, head.responseTime.isFinite
         else { return nil }
         return CachedResponse(
-            url: url, statusCode: head.status, headers: head.headers, body: Data(body),
+            url: url, statusCode: head.status, headers: head.headers, body: body,
             requestTime: Date(timeIntervalSince1970: head.requestTime),
             responseTime: Date(timeIntervalSince1970: head.responseTime), varyDigests: head.vary)
     }

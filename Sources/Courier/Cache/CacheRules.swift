@@ -54,11 +54,14 @@ enum CacheRules {
     }
 
     /// The request header names a response varies on, lowercased; `nil` for `Vary: *`, which no
-    /// later request matches.
+    /// later request matches, and for a `Vary` naming more than ``CacheControl/maxDirectives``
+    /// fields (not read past that bound, so a later request could not be matched on all of them).
     static func varyNames(_ vary: String?) -> [String]? {
         guard let vary else { return [] }
         var names: [String] = []
-        for part in vary.split(separator: ",").prefix(CacheControl.maxDirectives) {
+        let parts = vary.split(separator: ",", maxSplits: CacheControl.maxDirectives)
+        if parts.count > CacheControl.maxDirectives { return nil }
+        for part in parts {
             let name = part.trimmingCharacters(in: .whitespaces).lowercased()
             if name == "*" { return nil }
             if !name.isEmpty, !names.contains(name) { names.append(name) }

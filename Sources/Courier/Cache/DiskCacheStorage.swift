@@ -95,20 +95,22 @@ public actor DiskCacheStorage: CacheStorage {
 
     public func store(_ response: CachedResponse, forKey key: String) async {
         let file = path + "/" + Self.fileName(for: key)
-        guard limits.admits(response), let data = CacheEntryCodec.encode(response),
-            data.count <= CacheEntryCodec.maxFileSize(limits)
+        // Written in parts: the body is not copied (issue 26: peak memory with large entries).
+        guard limits.admits(response), let parts = CacheEntryCodec.encodeParts(response),
+            parts.reduce(0, { $0 + $1.count }) <= CacheEntryCodec.maxFileSize(limits)
         else {
             _ = try? await BlockingIO.run { _ in Self.removeRegularFile(file) }
             return
         }
         let (folder, stamp) = (path, nextStamp())
         let written =
-            (try? await BlockingIO.run { _ in Self.writeAtomically(data, to: file, in: folder, stamp: stamp) }) ?? false
+            (try? await BlockingIO.run { _ in Self.writeAtomically(parts, to: file, in: folder, stamp: stamp) })
+            ?? false
         guard written else { return }
         // The first write counts the folder: it may hold files from an earlier run.
         let unknown = self.estimate == nil
         var estimate = self.estimate ?? (0, 0)
-        estimate.bytes += data.count
+        estimate.bytes += parts.reduce(0) { $0 + $1.count }
         estimate.files += 1
         self.estimate = estimate
         if unknown || estimate.bytes > limits.maxTotalBytes || estimate.files > limits.maxEntries {
@@ -161,29 +163,42 @@ public actor DiskCacheStorage: CacheStorage {
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .absent }
         let size = Int(status.st_size)
         guard size <= maxSize else { return .corrupt }
-        var data = Data(count: size)
-        let complete = data.withUnsafeMutableBytes { raw -> Bool in
-            guard let base = raw.baseAddress else { return size == 0 }
-            var done = 0
-            while done < size {
-                let count = read(descriptor, base + done, size - done)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                done += count
-            }
-            return true
-        }
-        guard complete, let response = CacheEntryCodec.decode(data, key: key) else { return .corrupt }
+        // Read in parts, so that the body is read into a buffer of its own and kept as it is (a
+        // whole-file buffer would be copied once more to give the body indices from zero).
+        guard let prefix = readExactly(descriptor, CacheEntryCodec.prefixLength),
+            let lengths = CacheEntryCodec.lengths(prefix: prefix, size: size),
+            let json = readExactly(descriptor, lengths.head), let body = readExactly(descriptor, lengths.body),
+            let checksum = readExactly(descriptor, size - CacheEntryCodec.prefixLength - lengths.head - lengths.body),
+            let response = CacheEntryCodec.decode(json: json, body: body, checksum: checksum, key: key)
+        else { return .corrupt }
         // Least recently used is read off the modification time: a read makes it recent.
         touch(descriptor, stamp)
         return .found(response)
     }
 
-    static func writeAtomically(_ data: Data, to file: String, in folder: String, stamp: Double) -> Bool {
+    /// `count` bytes from `descriptor`, or `nil` when the file ends first or a read fails.
+    static func readExactly(_ descriptor: Int32, _ count: Int) -> Data? {
+        guard count >= 0 else { return nil }
+        var data = Data(count: count)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return count == 0 }
+            var done = 0
+            while done < count {
+                let result = read(descriptor, base + done, count - done)
+                if result < 0, errno == EINTR { continue }
+                guard result > 0 else { return false }
+                done += result
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
+    static func writeAtomically(_ parts: [Data], to file: String, in folder: String, stamp: Double) -> Bool {
         let temporary = folder + "/" + temporaryPrefix + UUID().uuidString
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
-        let written = FileIO.writeAll(data, to: descriptor)
+        let written = parts.allSatisfy { FileIO.writeAll($0, to: descriptor) }
         touch(descriptor, stamp)
         close(descriptor)
         // rename replaces the name itself: a link planted under that name is replaced, not followed.
