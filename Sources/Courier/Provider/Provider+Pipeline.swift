@@ -156,9 +156,12 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        var (result, exchanged) = await send(
-            outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
-            idleTimeout: idleTimeout)
+        let waits = trafficControl.map { _ in TrafficWaits() }  // Traffic control (27)
+        var (result, exchanged) = await TrafficWaits.$current.withValue(waits) {  // Traffic control (27)
+            await send(
+                outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
+                idleTimeout: idleTimeout)
+        }
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -182,6 +185,7 @@ extension Provider {
                 joinedSharedRequest: exchanged.joined, start: begun - call.start,
                 responseStart: transfer?.responseStart.map { $0 - call.start }, end: end,
                 statusCode: response?.statusCode, transfer: transfer))
+        call.metrics.recordTraffic(waits)  // Traffic control (27)
         let received = result
         if !plugins.isEmpty {
             await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
@@ -364,7 +368,7 @@ extension Provider {
 
     /// The transport, or the sample transport for a stubbed target: one path for both.
     @inline(__always)
-    private nonisolated func exchange(
+    nonisolated func exchangeDirect(  // Traffic control (27): was `private func exchange`; see Provider+Traffic
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, target: Target, limits: Limits,
         download: URL?, progress: ProgressReporter?, streaming: Bool = false
     ) async -> Result<Response, CourierError> {

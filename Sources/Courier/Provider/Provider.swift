@@ -66,6 +66,10 @@ public actor Provider<Target: TargetType> {
     /// Signs requests and refreshes the credential when the server refuses it (an
     /// ``Authentication``).
     nonisolated let authentication: (any RequestAuthentication)?
+    /// Traffic control (27): limits on requests in flight, priorities and shared pauses. `nil`: none.
+    nonisolated let trafficControl: TrafficController?
+    /// Traffic control (27): the limits on requests in flight (see <doc:Traffic>). `nil`: none.
+    public nonisolated var traffic: TrafficPolicy? { trafficControl?.policy }
 
     /// Requests in flight that others may join, by their prepared request. Only the actor touches
     /// it: joining, completing and leaving are each one step on the actor, so no caller can slip
@@ -100,6 +104,8 @@ public actor Provider<Target: TargetType> {
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
+    ///   - traffic: Limits on requests in flight, priorities and shared `Retry-After` pauses
+    ///     (<doc:Traffic>). Default: `nil` (none: every call is sent at once).
     public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
         requestClosure: @escaping RequestClosure = Provider.defaultRequestMapping(for:),
@@ -112,12 +118,14 @@ public actor Provider<Target: TargetType> {
         limits: Limits = .default,
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
-        errorBody: ErrorBody? = nil
+        errorBody: ErrorBody? = nil,
+        traffic: TrafficPolicy? = nil  // Traffic control (27)
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
-            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody, signer: nil)
+            limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody, signer: nil,
+            traffic: traffic)
     }
 
     /// Creates a provider whose requests are signed by `authentication`, which refreshes the
@@ -138,6 +146,8 @@ public actor Provider<Target: TargetType> {
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
+    ///   - traffic: Limits on requests in flight, priorities and shared `Retry-After` pauses
+    ///     (<doc:Traffic>). Default: `nil` (none: every call is sent at once).
     ///   - authentication: Signs requests with a shared credential and refreshes it when refused
     ///     (``Authentication``); `nil`: requests are sent unsigned, as with the initializer without
     ///     it (so an optional authentication needs no unwrapping).
@@ -154,13 +164,14 @@ public actor Provider<Target: TargetType> {
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
         errorBody: ErrorBody? = nil,
+        traffic: TrafficPolicy? = nil,  // Traffic control (27)
         authentication: Authentication<A>?
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody,
-            signer: authentication)
+            signer: authentication, traffic: traffic)
     }
 
     private init(
@@ -168,7 +179,7 @@ public actor Provider<Target: TargetType> {
         stubClosure: @escaping StubClosure, transport: any Transport, plugins: [any Plugin],
         clock: any Clock<Duration>, timeout: Duration?, callTimeout: Duration?, limits: Limits,
         deduplication: Deduplication, retryPolicy: RetryPolicy, errorBody: ErrorBody?,
-        signer: (any RequestAuthentication)?
+        signer: (any RequestAuthentication)?, traffic: TrafficPolicy?  // Traffic control (27)
     ) {
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
@@ -185,6 +196,10 @@ public actor Provider<Target: TargetType> {
         self.retryPolicy = retryPolicy
         self.errorBody = errorBody
         self.authentication = signer
+        // Traffic control (27)
+        self.trafficControl = traffic.map { [elapsed = self.elapsed] in
+            TrafficController(policy: $0, clock: clock, elapsed: elapsed)
+        }
     }
 
     /// Sends the request for `target` and returns its response.

@@ -27,6 +27,12 @@ public struct RequestMetrics: Sendable, Hashable {
         public var statusCode: Int?
         /// What the transport reported about the exchange, if it did.
         public var transfer: TransferMetrics?
+        /// How long it waited for a slot in the provider's traffic queue (``TrafficPolicy``),
+        /// within `start`…`end`. Zero without traffic control.
+        public var queueWait: Duration = .zero
+        /// How long it waited for a host's shared pause (a `Retry-After` seen by any caller of the
+        /// provider) to pass, within `start`…`end`. Zero without traffic control.
+        public var pauseWait: Duration = .zero
     }
 
     /// The call these are for.

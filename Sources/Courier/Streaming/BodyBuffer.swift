@@ -147,10 +147,19 @@ final class BodyBuffer: Sendable {
 
     /// What to do when the stream is over for its reader, however it ended: `nil` when the body
     /// was read to its end, ``CourierError/cancelled`` when the reader left early, or the error.
+    /// Several handlers run in the order they were given.
     func onEnd(_ handler: @escaping @Sendable (CourierError?) -> Void) {
         let runNow = state.withLock { state -> CourierError?? in
             if state.terminated { return .some(Self.outcome(of: state.end)) }
-            state.onEnd = handler
+            // Traffic control (27): handlers chain (a slot held while the body flows, then plugins').
+            if let first = state.onEnd {
+                state.onEnd = { @Sendable outcome in
+                    first(outcome)
+                    handler(outcome)
+                }
+            } else {
+                state.onEnd = handler
+            }
             return .none
         }
         if case .some(let outcome) = runNow { handler(outcome) }

@@ -9,6 +9,9 @@ import Foundation
 ///   included, so a request over `URLSession` takes no lock of its own;
 /// - `DeadlineTimer`, one per provider, whose `schedule` must not suspend the request;
 /// - the request ids on Apple systems before macOS 15 / iOS 18 (`RequestIDSource`), one per provider.
+/// - `TrafficController`'s queue, one per provider with a `TrafficPolicy`: a cancelled waiter
+///   leaves it from its task's (synchronous) cancellation handler, and a streamed body gives its
+///   slot back from its (synchronous) end handler.
 ///
 /// Per request, only where a feature asks for it (cancellation handlers and Dispatch queues call
 /// in synchronously):

@@ -41,6 +41,7 @@ public enum MultiTarget: TargetType {
     public var limits: Limits? { target.limits }
     public var deduplication: Deduplication? { target.deduplication }
     public var retryPolicy: RetryPolicy? { target.retryPolicy }
+    public var traffic: TrafficClass { target.traffic }
 }
 
 extension TargetType {

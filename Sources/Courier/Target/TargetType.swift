@@ -76,6 +76,10 @@ public protocol TargetType: Sendable {
     /// When failed requests for this target are sent again, overriding the provider's policy.
     /// Default: `nil` (use the provider's).
     var retryPolicy: RetryPolicy? { get }
+
+    /// This target's priority and weight in the provider's traffic control (``TrafficPolicy``).
+    /// Default: ``TrafficClass/normal``.
+    var traffic: TrafficClass { get }
 }
 
 extension TargetType {
