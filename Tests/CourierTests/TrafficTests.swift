@@ -298,4 +298,59 @@ import Testing
         transport.gate.release()
         _ = try await second.value
     }
+
+    /// Answers at once: `token` gives the new credential, other paths want `Bearer new`.
+    final class TokenServer: Transport, Sendable {
+        private let counts = Locked((now: 0, most: 0, calls: 0))
+        var most: Int { counts.withLock { $0.most } }
+
+        func send(_ request: URLRequest) async throws -> Response {
+            counts.withLock {
+                $0.now += 1
+                $0.calls += 1
+                $0.most = max($0.most, $0.now)
+            }
+            defer { counts.withLock { $0.now -= 1 } }
+            await Task.yield()
+            let url = request.url ?? URL(fileURLWithPath: "/")
+            if url.lastPathComponent == "token" {
+                return Response(statusCode: 200, data: Data("new".utf8), request: request)
+            }
+            let accepted = request.value(forHTTPHeaderField: "Authorization") == "Bearer new"
+            return Response(statusCode: accepted ? 200 : 401, data: Data(), request: request)
+        }
+    }
+
+    /// Refreshes to `new` once the gate opens.
+    struct GatedRefresh: Authenticator {
+        let gate: StageGate
+
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+
+        func refresh(_ credential: String) async throws -> String {
+            try await gate.pass()
+            return "new"
+        }
+    }
+
+    @Test func callsWaitingForARefreshHoldNoSlot() async throws {
+        let transport = TokenServer()
+        let gate = StageGate()
+        let provider = Provider<Call>(
+            transport: transport, traffic: TrafficPolicy(maxRequests: 1),
+            authentication: Authentication(GatedRefresh(gate: gate), credential: "old"))
+        let traffic = try control(provider)
+        let tasks = (0..<20).map { index in
+            Task { try await provider.request(Call(name: "\(index)", validation: .successCodes)) }
+        }
+        // The refresh is held; the calls refused with the old credential wait for it, in no slot.
+        await gate.waitForArrivals(1)
+        await traffic.waitFor { waiting, inFlight in waiting == 0 && inFlight == 0 }
+        gate.open()
+        for task in tasks { #expect(try await task.value.statusCode == 200) }
+        #expect(transport.most == 1)
+        await traffic.waitFor { waiting, inFlight in waiting == 0 && inFlight == 0 }
+    }
 }
