@@ -177,7 +177,7 @@ import Testing
         transport.gate.release()
         let metrics = try #require(try await second.value.metrics)
         #expect(metrics.queueWait == .seconds(3))
-        #expect(metrics.attempts.first?.queueWait == .seconds(3))
+        #expect(metrics.trafficWaits == [TrafficWait(attempt: 1, queue: .seconds(3), pause: .zero)])
         #expect(metrics.pauseWait == .zero)
     }
 

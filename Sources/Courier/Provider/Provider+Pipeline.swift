@@ -156,12 +156,15 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        let waits = trafficControl.map { _ in TrafficWaits() }  // Traffic control (27)
-        var (result, exchanged) = await TrafficWaits.$current.withValue(waits) {  // Traffic control (27)
+        func sending() async -> (Result<Response, CourierError>, Exchanged) {
             await send(
                 outgoing, endpoint: endpoint, target: target, progress: progress, streaming: streaming,
                 idleTimeout: idleTimeout)
         }
+        // Traffic control (27): the attempt's queue and pause waits; no task-local without it.
+        let waits = trafficControl.map { _ in TrafficWaits() }
+        var (result, exchanged) =
+            waits == nil ? await sending() : await TrafficWaits.$current.withValue(waits, operation: sending)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)

@@ -27,12 +27,6 @@ public struct RequestMetrics: Sendable, Hashable {
         public var statusCode: Int?
         /// What the transport reported about the exchange, if it did.
         public var transfer: TransferMetrics?
-        /// How long it waited for a slot in the provider's traffic queue (``TrafficPolicy``),
-        /// within `start`…`end`. Zero without traffic control.
-        public var queueWait: Duration = .zero
-        /// How long it waited for a host's shared pause (a `Retry-After` seen by any caller of the
-        /// provider) to pass, within `start`…`end`. Zero without traffic control.
-        public var pauseWait: Duration = .zero
     }
 
     /// The call these are for.
@@ -60,6 +54,10 @@ public struct RequestMetrics: Sendable, Hashable {
     public var refreshes = 0
     /// Time spent refreshing the credential.
     public var refreshTime: Duration = .zero
+    /// Traffic control (27): the attempts that waited in the provider's traffic queue or for a
+    /// host's shared pause (``TrafficPolicy``), in order; empty when none did. Kept out of
+    /// ``Attempt`` so the metrics stay small for calls without traffic control.
+    public var trafficWaits: [TrafficWait] = []
 
     /// Whether any attempt joined a shared request in flight.
     public var joinedSharedRequest: Bool { attempts.contains { $0.joinedSharedRequest } }

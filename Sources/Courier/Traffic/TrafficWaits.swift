@@ -20,21 +20,28 @@ final class TrafficWaits: Sendable {
     var values: (queue: Duration, pause: Duration) { waits.withLock { $0 } }
 }
 
+/// How long one attempt waited for traffic control (``RequestMetrics/trafficWaits``), within its
+/// ``RequestMetrics/Attempt/start``…``RequestMetrics/Attempt/end``.
+public struct TrafficWait: Sendable, Hashable {
+    /// The attempt's ``RequestMetrics/Attempt/number``.
+    public var attempt: Int
+    /// How long it waited for a slot in the queue.
+    public var queue: Duration
+    /// How long it waited for its host's shared pause (a `Retry-After` seen by any caller) to pass.
+    public var pause: Duration
+}
+
 extension RequestMetrics {
-    /// Sets the last attempt's queue and pause waits.
+    /// Records the last attempt's queue and pause waits, if it waited.
     mutating func recordTraffic(_ waits: TrafficWaits?) {
-        guard let waits else { return }
+        guard let waits, let attempt = attempts.last?.number else { return }
         let (queue, pause) = waits.values
         guard queue > .zero || pause > .zero else { return }
-        var all = attempts
-        guard !all.isEmpty else { return }
-        all[all.count - 1].queueWait = queue
-        all[all.count - 1].pauseWait = pause
-        attempts = all
+        trafficWaits.append(TrafficWait(attempt: attempt, queue: queue, pause: pause))
     }
 
     /// Time in the traffic queue, over all attempts.
-    public var queueWait: Duration { attempts.reduce(.zero) { $0 + $1.queueWait } }
+    public var queueWait: Duration { trafficWaits.reduce(.zero) { $0 + $1.queue } }
     /// Time waiting for hosts' shared pauses, over all attempts.
-    public var pauseWait: Duration { attempts.reduce(.zero) { $0 + $1.pauseWait } }
+    public var pauseWait: Duration { trafficWaits.reduce(.zero) { $0 + $1.pause } }
 }
