@@ -52,4 +52,14 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await provider.request(target))
         }
     }
+
+    // Traffic control on, no limit reached: what the queue costs a call that never waits
+    // (compare with StubbedRequestNoPlugins).
+    Benchmark("StubbedRequestTrafficControl") { benchmark in
+        let provider = Provider<Small>(stubClosure: Provider.immediatelyStub, traffic: .default)
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try await provider.request(target))
+        }
+    }
 }

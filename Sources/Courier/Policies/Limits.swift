@@ -125,6 +125,8 @@ public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
     /// began, or after at most one event): see
     /// ``Provider/eventSource(_:reconnectionTime:minimumReconnectionTime:maxReconnects:idleTimeout:)``.
     case reconnects(limit: Int)
+    /// More calls than ``TrafficPolicy/maxQueuedRequests`` (the limit) would wait for a slot.
+    case trafficQueue(limit: Int)
 
     public var description: String {
         switch self {
@@ -137,6 +139,7 @@ public enum LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
             "the streamed response's unread backlog is larger than the limit of \(limit) bytes"
         case .reconnects(let limit):
             "the event source reconnected \(limit) times in a row without an established connection"
+        case .trafficQueue(let limit): "more than \(limit) calls would wait for a slot in the provider's traffic queue"
         }
     }
 }

@@ -153,7 +153,16 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan)
+        // Traffic control (27): the attempt's queue and pause waits; no task-local without it.
+        let waits = trafficControl.map { _ in TrafficWaits() }
+        var (result, exchanged): (Result<Response, CourierError>, Exchanged)
+        if let waits {
+            (result, exchanged) = await TrafficWaits.$current.withValue(waits) {
+                await send(outgoing, endpoint: endpoint, plan: plan)
+            }
+        } else {
+            (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan)
+        }
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -180,6 +189,7 @@ extension Provider {
                 joinedSharedRequest: exchanged.joined, start: begun - call.start,
                 responseStart: transfer?.responseStart.map { $0 - call.start }, end: end,
                 statusCode: response?.statusCode, transfer: transfer))
+        call.metrics.recordTraffic(waits)  // Traffic control (27)
         let received = result
         if !plugins.isEmpty {
             await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
@@ -352,7 +362,7 @@ extension Provider {
 
     /// The transport, or the sample transport for a stubbed target: one path for both.
     @inline(__always)
-    private nonisolated func exchange(
+    nonisolated func exchangeDirect(  // Traffic control (27): Provider+Traffic's `exchange` wraps it
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
     ) async -> Result<Response, CourierError> {
         do {

@@ -69,6 +69,10 @@ public actor Provider<Target: TargetType> {
     nonisolated let authentication: (any RequestAuthentication)?
     /// The HTTP cache, if any (``HTTPCache``); each target's ``TargetType/cachePolicy`` says how it is used.
     public nonisolated let cache: HTTPCache?  // HTTP cache (issue 26)
+    /// Traffic control (27): limits on requests in flight, priorities and shared pauses. `nil`: none.
+    nonisolated let trafficControl: TrafficController?
+    /// Traffic control (27): the limits on requests in flight (see <doc:Traffic>). `nil`: none.
+    public nonisolated var traffic: TrafficPolicy? { trafficControl?.policy }
 
     /// Requests in flight that others may join, by their prepared request. Only the actor touches
     /// it: joining, completing and leaving are each one step on the actor, so no caller can slip
@@ -103,6 +107,8 @@ public actor Provider<Target: TargetType> {
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
+    ///   - traffic: Limits on requests in flight, priorities and shared `Retry-After` pauses
+    ///     (<doc:Traffic>). Default: `nil` (none: every call is sent at once).
     ///   - cache: An HTTP cache (``HTTPCache``). Default: `nil` (none).
     public init(
         endpointClosure: @escaping EndpointClosure = Provider.defaultEndpointMapping(for:),
@@ -117,13 +123,14 @@ public actor Provider<Target: TargetType> {
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
         errorBody: ErrorBody? = nil,
+        traffic: TrafficPolicy? = nil,  // Traffic control (27)
         cache: HTTPCache? = nil  // HTTP cache (issue 26)
     ) {
         self.init(
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody, signer: nil,
-            cache: cache)  // HTTP cache (issue 26)
+            traffic: traffic, cache: cache)
     }
 
     /// Creates a provider whose requests are signed by `authentication`, which refreshes the
@@ -144,6 +151,8 @@ public actor Provider<Target: TargetType> {
     ///     ``Deduplication/disabled``.
     ///   - retryPolicy: When failed requests are sent again. Default: ``RetryPolicy/disabled``.
     ///   - errorBody: How API error bodies become ``CourierError/apiError(_:_:)``. Default: `nil`.
+    ///   - traffic: Limits on requests in flight, priorities and shared `Retry-After` pauses
+    ///     (<doc:Traffic>). Default: `nil` (none: every call is sent at once).
     ///   - authentication: Signs requests with a shared credential and refreshes it when refused
     ///     (``Authentication``); `nil`: requests are sent unsigned, as with the initializer without
     ///     it (so an optional authentication needs no unwrapping).
@@ -161,6 +170,7 @@ public actor Provider<Target: TargetType> {
         deduplication: Deduplication = .disabled,
         retryPolicy: RetryPolicy = .disabled,
         errorBody: ErrorBody? = nil,
+        traffic: TrafficPolicy? = nil,  // Traffic control (27)
         authentication: Authentication<A>?,
         cache: HTTPCache? = nil  // HTTP cache (issue 26)
     ) {
@@ -168,7 +178,7 @@ public actor Provider<Target: TargetType> {
             endpointClosure: endpointClosure, requestClosure: requestClosure, stubClosure: stubClosure,
             transport: transport, plugins: plugins, clock: clock, timeout: timeout, callTimeout: callTimeout,
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody,
-            signer: authentication, cache: cache)  // HTTP cache (issue 26)
+            signer: authentication, traffic: traffic, cache: cache)
     }
 
     private init(
@@ -176,7 +186,8 @@ public actor Provider<Target: TargetType> {
         stubClosure: @escaping StubClosure, transport: any Transport, plugins: [any Plugin],
         clock: any Clock<Duration>, timeout: Duration?, callTimeout: Duration?, limits: Limits,
         deduplication: Deduplication, retryPolicy: RetryPolicy, errorBody: ErrorBody?,
-        signer: (any RequestAuthentication)?, cache: HTTPCache?  // HTTP cache (issue 26)
+        signer: (any RequestAuthentication)?, traffic: TrafficPolicy?,  // Traffic control (27)
+        cache: HTTPCache?  // HTTP cache (issue 26)
     ) {
         self.endpointClosure = endpointClosure
         self.requestClosure = requestClosure
@@ -194,6 +205,10 @@ public actor Provider<Target: TargetType> {
         self.errorBody = errorBody
         self.authentication = signer
         self.cache = cache  // HTTP cache (issue 26)
+        // Traffic control (27)
+        self.trafficControl = traffic.map { [elapsed = self.elapsed] in
+            TrafficController(policy: $0, clock: clock, elapsed: elapsed)
+        }
     }
 
     /// Sends the request for `target` and returns its response.
@@ -303,7 +318,7 @@ extension Provider {
     /// Renamed ``RequestClosure`` (Moya's name).
     @available(*, unavailable, renamed: "RequestClosure")
     public typealias RequestMapping = RequestClosure
-    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:cache:)``
+    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:traffic:cache:)``
     /// (Moya's labels).
     @available(
         *, unavailable,
@@ -330,7 +345,7 @@ extension Provider {
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody)
     }
 
-    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:authentication:cache:)``
+    /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:traffic:authentication:cache:)``
     /// (Moya's labels).
     @available(
         *, unavailable,

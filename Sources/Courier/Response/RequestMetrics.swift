@@ -54,6 +54,10 @@ public struct RequestMetrics: Sendable, Hashable {
     public var refreshes = 0
     /// Time spent refreshing the credential.
     public var refreshTime: Duration = .zero
+    /// Traffic control (27): the attempts that waited in the provider's traffic queue or for a
+    /// host's shared pause (``TrafficPolicy``), in order; empty when none did. Kept out of
+    /// ``Attempt`` so the metrics stay small for calls without traffic control.
+    public var trafficWaits: [TrafficWait] = []
 
     /// Whether any attempt joined a shared request in flight.
     public var joinedSharedRequest: Bool { attempts.contains { $0.joinedSharedRequest } }

@@ -154,11 +154,20 @@ final class BodyBuffer: Sendable {
     /// It runs as part of the call, awaited: by the reader that meets the end or the error (its
     /// `next()` returns after it), or here when the body has ended already. Only a body whose
     /// reader goes away without reading on (an iterator dropped, a head discarded) leaves it to a
-    /// task of its own, since nothing is left to wait for it.
+    /// task of its own, since nothing is left to wait for it. Several handlers run in the order
+    /// they were given (traffic control's slot, then the plugins' end).
     func onEnd(_ handler: @escaping @Sendable (CourierError?) async -> Void) async {
         let runNow = state.withLock { state -> CourierError?? in
             if state.terminated { return .some(Self.outcome(of: state.end)) }
-            state.onEnd = handler
+            // Traffic control (27): handlers chain (a slot held while the body flows, then plugins').
+            if let first = state.onEnd {
+                state.onEnd = { @Sendable outcome in
+                    await first(outcome)
+                    await handler(outcome)
+                }
+            } else {
+                state.onEnd = handler
+            }
             return .none
         }
         if case .some(let outcome) = runNow { await handler(outcome) }

@@ -42,6 +42,7 @@ public enum MultiTarget: TargetType {
     public var deduplication: Deduplication? { target.deduplication }
     public var retryPolicy: RetryPolicy? { target.retryPolicy }
     public var cachePolicy: CachePolicy { target.cachePolicy }  // HTTP cache (issue 26)
+    public var traffic: TrafficClass { target.traffic }
 }
 
 extension TargetType {

@@ -83,6 +83,9 @@ public protocol TargetType: Sendable {
     /// How requests for this target use the provider's ``HTTPCache`` (``CachePolicy``); without a
     /// cache on the provider it changes nothing. Default: ``CachePolicy/protocolRules``.
     var cachePolicy: CachePolicy { get }  // HTTP cache (issue 26)
+    /// This target's priority and weight in the provider's traffic control (``TrafficPolicy``).
+    /// Default: ``TrafficClass/normal``.
+    var traffic: TrafficClass { get }
 }
 
 extension TargetType {

@@ -1,0 +1,155 @@
+/// The state of a provider's traffic control, as a pure state machine: slots in flight per host,
+/// the calls waiting for one, and the hosts paused by a `Retry-After`. Events (a call arrives,
+/// a call ends, a waiter leaves) return which waiters are granted a slot; the async driver is
+/// ``TrafficController``. Times are readings of the provider's clock since it was made.
+struct TrafficQueue: Sendable {
+    /// A call waiting for a slot.
+    struct Waiter: Sendable, Equatable {
+        var id: UInt64
+        var host: String
+        var weight: Int
+        var priority: TrafficClass.Priority
+        var enqueued: Duration
+    }
+
+    /// What ``arrive(_:now:)`` decides.
+    enum Arrival: Equatable {
+        /// The call has its slot.
+        case granted
+        /// The call waits; these waiters (the call itself among them, perhaps) were granted.
+        case queued(granted: [UInt64])
+        /// The queue is full.
+        case full
+    }
+
+    let maxRequests: Int?
+    let maxRequestsPerHost: Int?
+    let agingInterval: Duration
+    let maxQueued: Int
+    /// Slots in flight, in weight.
+    private(set) var inFlight = 0
+    /// Slots in flight per host, in weight; hosts with none are removed.
+    private(set) var perHost: [String: Int] = [:]
+    /// Waiting calls, one FIFO list per priority (index: the priority's raw value).
+    private var queues: [[Waiter]] = Array(repeating: [], count: TrafficClass.Priority.allCases.count)
+    /// Until when each paused host is paused; passed pauses are removed as they are seen.
+    private var pauses: [String: Duration] = [:]
+
+    init(policy: TrafficPolicy) {
+        maxRequests = policy.maxRequests.map { max(1, $0) }
+        maxRequestsPerHost = policy.maxRequestsPerHost.map { max(1, $0) }
+        agingInterval = policy.agingInterval > .zero ? policy.agingInterval : .nanoseconds(1)
+        maxQueued = max(0, policy.maxQueuedRequests)
+    }
+
+    /// How many calls wait for a slot.
+    var waitingCount: Int { queues.reduce(0) { $0 + $1.count } }
+
+    /// The weight a request really takes: at most each limit, so that it can ever be granted.
+    func effectiveWeight(_ weight: Int) -> Int {
+        var weight = max(0, weight)
+        if let maxRequests { weight = min(weight, maxRequests) }
+        if let maxRequestsPerHost { weight = min(weight, maxRequestsPerHost) }
+        return weight
+    }
+
+    /// The fast path: when `host` is not paused, nobody waits and the limits allow it, takes the
+    /// slot and returns the weight taken; otherwise `nil` (and nothing changes).
+    mutating func takeAtOnce(host: String, weight: Int, now: Duration) -> Int? {
+        if !pauses.isEmpty, pausedUntil(host, now: now) != nil { return nil }
+        let weight = effectiveWeight(weight)
+        let waiter = Waiter(id: 0, host: host, weight: weight, priority: .normal, enqueued: now)
+        guard weight == 0 || (queues.allSatisfy(\.isEmpty) && fits(waiter)) else { return nil }
+        if weight > 0 { take(waiter) }
+        return weight
+    }
+
+    /// A call asks for a slot: granted at once when nobody waits and the limits allow it;
+    /// otherwise it joins the queue (and is granted at once if the queue's order puts it first).
+    mutating func arrive(_ waiter: Waiter, now: Duration) -> Arrival {
+        if queues.allSatisfy(\.isEmpty), fits(waiter) {
+            take(waiter)
+            return .granted
+        }
+        guard waitingCount < maxQueued else { return .full }
+        queues[waiter.priority.rawValue].append(waiter)
+        return .queued(granted: grant(now: now))
+    }
+
+    /// A call with a slot ended: its slot passes on. Returns the waiters granted.
+    mutating func end(host: String, weight: Int, now: Duration) -> [UInt64] {
+        inFlight -= weight
+        let left = (perHost[host] ?? 0) - weight
+        perHost[host] = left > 0 ? left : nil
+        return grant(now: now)
+    }
+
+    /// A waiter leaves (cancelled, deadline passed). Returns whether it was waiting, and the
+    /// waiters granted now that it no longer blocks them.
+    mutating func leave(_ id: UInt64, now: Duration) -> (left: Bool, granted: [UInt64]) {
+        for index in queues.indices {
+            if let position = queues[index].firstIndex(where: { $0.id == id }) {
+                queues[index].remove(at: position)
+                return (true, grant(now: now))
+            }
+        }
+        return (false, [])
+    }
+
+    /// Pauses new sends to `host` until `until` (never shortens a pause already set).
+    mutating func pause(_ host: String, until: Duration, now: Duration) {
+        pauses = pauses.filter { $0.value > now }
+        pauses[host] = max(pauses[host] ?? .zero, until)
+    }
+
+    /// Until when `host` is paused, if it is paused at `now`.
+    mutating func pausedUntil(_ host: String, now: Duration) -> Duration? {
+        guard let until = pauses[host] else { return nil }
+        if until > now { return until }
+        pauses[host] = nil
+        return nil
+    }
+
+    private func fits(_ waiter: Waiter) -> Bool {
+        if let maxRequests, inFlight + waiter.weight > maxRequests { return false }
+        if let maxRequestsPerHost, (perHost[waiter.host] ?? 0) + waiter.weight > maxRequestsPerHost { return false }
+        return true
+    }
+
+    private mutating func take(_ waiter: Waiter) {
+        inFlight += waiter.weight
+        perHost[waiter.host, default: 0] += waiter.weight
+    }
+
+    /// Grants slots in queue order while the first in order fits: per priority, the oldest waiter
+    /// whose host has room; among those, the one whose priority, raised one step per
+    /// ``agingInterval`` waited, is highest, the oldest on a tie. The first in order that does not
+    /// fit the total stops the grants, so that light requests cannot starve a heavy one.
+    private mutating func grant(now: Duration) -> [UInt64] {
+        var granted: [UInt64] = []
+        while true {
+            var best: (queue: Int, position: Int, rank: Int, id: UInt64)?
+            for index in queues.indices {
+                guard
+                    let position = queues[index].firstIndex(where: { waiter in
+                        guard let limit = maxRequestsPerHost else { return true }
+                        return (perHost[waiter.host] ?? 0) + waiter.weight <= limit
+                    })
+                else { continue }
+                let waiter = queues[index][position]
+                let steps = Int(min((now - waiter.enqueued) / agingInterval, Double(index)))
+                let rank = index - max(0, steps)
+                if let current = best, current.rank < rank || (current.rank == rank && current.id < waiter.id) {
+                    continue
+                }
+                best = (index, position, rank, waiter.id)
+            }
+            guard let best else { return granted }
+            let waiter = queues[best.queue][best.position]
+            guard fits(waiter) else { return granted }
+            queues[best.queue].remove(at: best.position)
+            take(waiter)
+            granted.append(waiter.id)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+/// The traffic queue's state machine, without tasks or clocks.
+@Suite struct TrafficQueueTests {
+    private func waiter(
+        _ id: UInt64, _ priority: TrafficClass.Priority = .normal, host: String = "a", weight: Int = 1,
+        at time: Duration = .zero
+    ) -> TrafficQueue.Waiter {
+        .init(id: id, host: host, weight: weight, priority: priority, enqueued: time)
+    }
+
+    @Test func grantsUpToTheTotalThenQueues() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 2, maxRequestsPerHost: nil))
+        #expect(queue.arrive(waiter(0), now: .zero) == .granted)
+        #expect(queue.arrive(waiter(1), now: .zero) == .granted)
+        #expect(queue.arrive(waiter(2), now: .zero) == .queued(granted: []))
+        #expect(queue.end(host: "a", weight: 1, now: .zero) == [2])
+        #expect(queue.inFlight == 2)
+        #expect(queue.waitingCount == 0)
+    }
+
+    @Test func prioritiesThenFIFO() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 1, maxRequestsPerHost: nil))
+        #expect(queue.arrive(waiter(0), now: .zero) == .granted)
+        let order: [(UInt64, TrafficClass.Priority)] = [(1, .low), (2, .normal), (3, .high), (4, .normal), (5, .high)]
+        for (id, priority) in order { #expect(queue.arrive(waiter(id, priority), now: .zero) == .queued(granted: [])) }
+        var served: [UInt64] = []
+        for _ in 0..<5 { served += queue.end(host: "a", weight: 1, now: .zero) }
+        #expect(served == [3, 5, 2, 4, 1])
+    }
+
+    @Test func agingRaisesALowWaiterSoItNeverStarves() {
+        var queue = TrafficQueue(
+            policy: TrafficPolicy(maxRequests: 1, maxRequestsPerHost: nil, agingInterval: .seconds(1)))
+        #expect(queue.arrive(waiter(0), now: .zero) == .granted)
+        #expect(queue.arrive(waiter(1, .low, at: .zero), now: .zero) == .queued(granted: []))
+        // Two seconds later the low waiter ranks as high; a new high waiter is younger.
+        #expect(queue.arrive(waiter(2, .high, at: .seconds(2)), now: .seconds(2)) == .queued(granted: []))
+        #expect(queue.end(host: "a", weight: 1, now: .seconds(2)) == [1])
+        // After one second, it ranks as normal only: a high waiter goes first.
+        var other = TrafficQueue(
+            policy: TrafficPolicy(maxRequests: 1, maxRequestsPerHost: nil, agingInterval: .seconds(1)))
+        _ = other.arrive(waiter(0), now: .zero)
+        _ = other.arrive(waiter(1, .low), now: .zero)
+        _ = other.arrive(waiter(2, .high, at: .seconds(1)), now: .seconds(1))
+        #expect(other.end(host: "a", weight: 1, now: .seconds(1)) == [2])
+    }
+
+    @Test func perHostLimitLetsOtherHostsPass() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 10, maxRequestsPerHost: 1))
+        #expect(queue.arrive(waiter(0, host: "a"), now: .zero) == .granted)
+        #expect(queue.arrive(waiter(1, host: "a"), now: .zero) == .queued(granted: []))
+        // Another host has room: it passes the waiter blocked by its own host.
+        #expect(queue.arrive(waiter(2, host: "b"), now: .zero) == .queued(granted: [2]))
+        #expect(queue.perHost == ["a": 1, "b": 1])
+        #expect(queue.end(host: "a", weight: 1, now: .zero) == [1])
+    }
+
+    @Test func weightsCountAndAreCappedAndZeroIsExempt() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 4, maxRequestsPerHost: nil))
+        #expect(queue.effectiveWeight(9) == 4)
+        #expect(queue.takeAtOnce(host: "a", weight: 3, now: .zero) == 3)
+        #expect(queue.takeAtOnce(host: "a", weight: 2, now: .zero) == nil)
+        #expect(queue.takeAtOnce(host: "a", weight: 0, now: .zero) == 0)
+        #expect(queue.inFlight == 3)
+        // A heavy waiter is not passed by lighter ones that arrive after it.
+        #expect(queue.arrive(waiter(1, weight: 2), now: .zero) == .queued(granted: []))
+        #expect(queue.arrive(waiter(2, weight: 1), now: .zero) == .queued(granted: []))
+        #expect(queue.end(host: "a", weight: 3, now: .zero) == [1, 2])
+    }
+
+    @Test func aLeavingWaiterUnblocksTheOthersAndIsGone() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 2, maxRequestsPerHost: nil))
+        _ = queue.arrive(waiter(0), now: .zero)
+        _ = queue.arrive(waiter(1, weight: 2), now: .zero)
+        _ = queue.arrive(waiter(2), now: .zero)
+        let (left, granted) = queue.leave(1, now: .zero)
+        #expect(left)
+        #expect(granted == [2])
+        #expect(queue.leave(1, now: .zero).left == false)
+        #expect(queue.waitingCount == 0)
+    }
+
+    @Test func fullQueueIsRefused() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 1, maxRequestsPerHost: nil, maxQueuedRequests: 1))
+        _ = queue.arrive(waiter(0), now: .zero)
+        #expect(queue.arrive(waiter(1), now: .zero) == .queued(granted: []))
+        #expect(queue.arrive(waiter(2), now: .zero) == .full)
+    }
+
+    @Test func pausesHoldTheFastPathAndPass() {
+        var queue = TrafficQueue(policy: TrafficPolicy())
+        queue.pause("a", until: .seconds(10), now: .zero)
+        queue.pause("a", until: .seconds(5), now: .zero)
+        #expect(queue.pausedUntil("a", now: .seconds(1)) == .seconds(10))
+        #expect(queue.takeAtOnce(host: "a", weight: 1, now: .seconds(1)) == nil)
+        #expect(queue.takeAtOnce(host: "b", weight: 1, now: .seconds(1)) == 1)
+        #expect(queue.pausedUntil("a", now: .seconds(10)) == nil)
+        #expect(queue.takeAtOnce(host: "a", weight: 1, now: .seconds(10)) == 1)
+    }
+
+    @Test func hostKeys() {
+        #expect(
+            TrafficController.hostKey(of: URL(string: "https://API.example.com/x")) == "https://api.example.com:443")
+        #expect(TrafficController.hostKey(of: URL(string: "http://example.com:8080/")) == "http://example.com:8080")
+        #expect(TrafficController.hostKey(of: URL(string: "http://example.com")) == "http://example.com:80")
+    }
+}
