@@ -18,6 +18,31 @@ import Testing
         #expect(transport.sent.isEmpty)
     }
 
+    /// Issue 29: a `.networkResponse` sample's `HTTPURLResponse` is built only when read; what it
+    /// says is what the eagerly built one said.
+    @Test func networkResponseStubsHTTPURLResponseIsBuiltWhenReadWithTheSameContent() async throws {
+        let provider = Provider<TestAPI>(
+            endpointClosure: { target in
+                var endpoint = try Endpoint(target: target)
+                endpoint.sampleResponseClosure = { .networkResponse(418, Data("teapot".utf8)) }
+                return endpoint
+            },
+            stubClosure: Provider.immediatelyStub
+        )
+        let response = try await provider.request(.item(id: 5))
+        #expect(response.httpVersion == nil)
+        #expect(response.value(forHTTPHeaderField: "Content-Type") == nil)
+        let head = try #require(response.response)
+        #expect(head.statusCode == 418)
+        #expect(head.url?.absoluteString == "https://api.example.com/v1/items/5")
+        #expect(head.allHeaderFields.isEmpty)
+        #expect(head.expectedContentLength == -1)
+        // Read twice: the same object.
+        #expect(response.response === head)
+        let metrics = try #require(response.metrics?.attempts.first?.transfer)
+        #expect(metrics.httpVersion == nil)
+    }
+
     @Test func stubsRunTheEndpointAndRequestMappings() async throws {
         let provider = Provider<TestAPI>(
             endpointClosure: { target in

@@ -16,6 +16,17 @@ import Foundation
 /// on the calling task, so concurrent requests really run concurrently. Everything it is made with
 /// (stubs, transport, clock, plugins) belongs to this provider alone, so tests that each make their
 /// own provider can run in parallel without seeing each other.
+///
+/// Actor hops and locks per request (issue 29; Benchmarks/RESULTS.md, "Where the time goes"):
+/// ``request(_:)`` and every pipeline stage are `nonisolated`, so a request never enters the
+/// actor unless it is de-duplicated. With ``Deduplication/disabled`` (the default) and no
+/// deadline, one request takes **no actor hop and no lock** in Courier (a relaxed atomic increment
+/// numbers it; a stubbed request runs as one job, without suspending); the transport's own
+/// hand-offs are the only ones. A de-duplicated request takes two actor steps (join, and the
+/// shared exchange's completion), one task for the shared exchange, and one lock (``RequestMetrics``'
+/// `joinedSharedRequest` flag). Each deadline (`timeout`, `callTimeout`) adds one task for the
+/// operation it bounds and about five short lock acquisitions (the timer's schedule and cancel,
+/// the race's state), never an actor hop.
 public actor Provider<Target: TargetType> {
     /// Turns a target into an endpoint. May suspend and may throw.
     public typealias EndpointClosure = @Sendable (Target) async throws -> Endpoint

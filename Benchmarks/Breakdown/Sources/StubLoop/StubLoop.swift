@@ -1,0 +1,84 @@
+// Stubbed requests through Courier's whole pipeline (the same target as the StubbedPipeline
+// benchmark), for callgrind: `StubLoop N [decode]` runs N requests after 200 warm-up requests.
+// scripts/bench-breakdown runs it twice (N and 2N) and subtracts, so start-up and warm-up cancel.
+// Every job runs on the main thread through `InlineExecutor` (the task prefers it): no dispatch
+// worker thread is started, which valgrind 3.19 cannot follow, and hops show up as jobs.
+import Courier
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+struct Small: TargetType {
+    var headers: [String: String] { [:] }
+    var baseURL: URL { URL(string: "https://api.example.com/v1")! }
+    var path: String { "items/1" }
+    var validation: ValidationType { .successCodes }
+    var sampleData: Data { Data(#"{"id":1,"name":"courier"}"#.utf8) }
+}
+
+struct Item: Decodable, Sendable {
+    var id: Int
+    var name: String
+}
+
+/// Runs every job enqueued on it on the thread that calls `drain`, one at a time.
+final class InlineExecutor: TaskExecutor, @unchecked Sendable {
+    // Unchecked: only the main thread touches `jobs` (the pipeline never leaves this executor for
+    // a stubbed call without de-duplication); a job from another thread would trap in `enqueue`.
+    private var jobs: [UnownedJob] = []
+    private let thread = pthread_self()
+    private(set) var ran = 0
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        precondition(pthread_equal(pthread_self(), thread) != 0, "a job from another thread")
+        jobs.append(UnownedJob(job))
+    }
+
+    func drain(until done: () -> Bool) {
+        while !done() {
+            guard !jobs.isEmpty else { fatalError("no job to run and the loop has not ended") }
+            let job = jobs.removeFirst()
+            ran += 1
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+final class Box<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+@main
+enum StubLoop {
+    static func main() {
+        let arguments = CommandLine.arguments
+        let count = arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000
+        let decode = arguments.count > 2 && arguments[2] == "decode"
+        let executor = InlineExecutor()
+        let done = Box(false)
+        let checksum = Box(0)
+        Task(executorPreference: executor) {
+            let provider = Provider<Small>(stubClosure: Provider.immediatelyStub)
+            let target = Small()
+            do {
+                for _ in 0..<200 { checksum.value &+= try await provider.request(target).data.count }
+                for _ in 0..<count {
+                    let response = try await provider.request(target)
+                    if decode {
+                        checksum.value &+= try response.map(Item.self).id
+                    } else {
+                        checksum.value &+= response.data.count
+                    }
+                }
+            } catch {
+                print("StubLoop: \(error)")
+            }
+            done.value = true
+        }
+        executor.drain { done.value }
+        print("StubLoop: \(count) requests, checksum \(checksum.value), jobs \(executor.ran)")
+    }
+}
