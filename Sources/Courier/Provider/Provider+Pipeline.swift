@@ -375,7 +375,8 @@ extension Provider {
                 try RequestValidation.validateDestination(request.url, limits: plan.limits)
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
                 let bypass = download != nil || plan.isStream
-                response = try await HTTPCache.exchange(cache, request, policy: plan.target.cachePolicy, bypass: bypass) {
+                response = try await HTTPCache.exchange(cache, request, policy: plan.target.cachePolicy, bypass: bypass)
+                {
                     request in
                     try await transfer(
                         request, task: endpoint.task, plan: plan, over: transport, download: download, isSample: false)

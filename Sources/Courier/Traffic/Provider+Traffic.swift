@@ -25,7 +25,8 @@ extension Provider {
             return .failure(error)
         }
         TrafficWaits.current?.add(admission)
-        let result = await exchangeDirect(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
+        let result = await exchangeDirect(
+            request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
         if let response = result.success {
             trafficControl.observe(response, host: host)
             if let body = response.body {
