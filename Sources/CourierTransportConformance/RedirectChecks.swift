@@ -157,6 +157,30 @@ extension TransportConformance {
                 return true
             }
         },
+        Check("the transport checks the destination of every transfer it is handed") { context in
+            // Not only through a provider (which checks too): a transfer handed to the transport
+            // directly, as by a transport that wraps it, is refused before anything is sent.
+            let refused = try #require(URL(string: "ftp://127.0.0.1:9/x"))
+            await #expect {
+                try await context.transport.send(Transfer(request: URLRequest(url: refused)))
+            } throws: { error in
+                guard case .schemeNotAllowed(let url) = error as? CourierError else { return false }
+                return url == refused
+            }
+            await #expect {
+                try await context.transport.stream(Transfer(request: URLRequest(url: refused)))
+            } throws: { error in
+                guard case .schemeNotAllowed = error as? CourierError else { return false }
+                return true
+            }
+            let hostless = try #require(URL(string: "http:///x"))
+            await #expect {
+                try await context.transport.send(Transfer(request: URLRequest(url: hostless)))
+            } throws: { error in
+                guard case .requestMapping = error as? CourierError else { return false }
+                return true
+            }
+        },
         Check("a request to a scheme that is not allowed is never sent") { context in
             var target = context.fault("ok")
             target.baseURL = try #require(URL(string: "ftp://127.0.0.1:9/"))

@@ -172,6 +172,15 @@ struct TransportRulesTests {
         #expect(built.expectedContentLength == 10000)
     }
 
+    /// The one `Content-Encoding` check both transports announce progress through.
+    @Test(arguments: [
+        (Int64(42), String?.none, Int64?.some(42)), (42, "", 42), (42, "identity", 42), (42, "IDENTITY", 42),
+        (42, "gzip", nil), (42, "br", nil), (-1, nil, nil), (-1, "gzip", nil),
+    ])
+    func theExpectedLengthIgnoresAnEncodedBodysLength(length: Int64, encoding: String?, expected: Int64?) {
+        #expect(ResponseBodyLimit.expectedLength(contentLength: length, contentEncoding: encoding) == expected)
+    }
+
     @Test func aHeadFromTheWireAnswersWithoutBuildingFoundationsResponse() throws {
         let head = Response(
             statusCode: 201, data: Data("body".utf8), request: nil, url: Self.origin, httpVersion: "HTTP/2",

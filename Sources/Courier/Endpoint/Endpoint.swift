@@ -19,14 +19,6 @@ public struct Endpoint: Sendable {
     /// Produces the answer used when the request is stubbed. Called only for stubbed requests.
     public var sampleResponseClosure: @Sendable () -> SampleResponse
 
-    /// Renamed ``sampleResponseClosure`` (Moya's name): it is a closure, while
-    /// ``TargetType/sampleResponse`` is a value.
-    @available(*, unavailable, renamed: "sampleResponseClosure")
-    public var sampleResponse: @Sendable () -> SampleResponse {
-        get { sampleResponseClosure }
-        set { sampleResponseClosure = newValue }
-    }
-
     /// Creates an endpoint.
     /// - Parameters:
     ///   - url: The full URL.

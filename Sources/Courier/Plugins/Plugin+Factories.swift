@@ -56,11 +56,3 @@ extension Plugin where Self == NetworkActivityPlugin {
         NetworkActivityPlugin(onChange: onChange)
     }
 }
-
-/// Renamed ``NetworkLoggerPlugin``: every built-in plugin's name ends in `Plugin`, as in Moya.
-@available(*, unavailable, renamed: "NetworkLoggerPlugin")
-public typealias NetworkLogger = NetworkLoggerPlugin
-
-/// Renamed ``NetworkActivityPlugin``: every built-in plugin's name ends in `Plugin`, as in Moya.
-@available(*, unavailable, renamed: "NetworkActivityPlugin")
-public typealias NetworkActivity = NetworkActivityPlugin

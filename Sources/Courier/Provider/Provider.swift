@@ -323,12 +323,6 @@ public actor Provider<Target: TargetType> {
 }
 
 extension Provider {
-    /// Renamed ``EndpointClosure`` (Moya's name).
-    @available(*, unavailable, renamed: "EndpointClosure")
-    public typealias EndpointMapping = EndpointClosure
-    /// Renamed ``RequestClosure`` (Moya's name).
-    @available(*, unavailable, renamed: "RequestClosure")
-    public typealias RequestMapping = RequestClosure
     /// Renamed ``init(endpointClosure:requestClosure:stubClosure:transport:plugins:clock:timeout:callTimeout:limits:deduplication:retryPolicy:errorBody:traffic:cache:)``
     /// (Moya's labels).
     @available(
@@ -384,16 +378,6 @@ extension Provider {
             limits: limits, deduplication: deduplication, retryPolicy: retryPolicy, errorBody: errorBody,
             authentication: authentication)
     }
-
-    /// Renamed ``endpointClosure`` (Moya's name).
-    @available(*, unavailable, renamed: "endpointClosure")
-    public nonisolated var endpointMapping: EndpointClosure { endpointClosure }
-    /// Renamed ``requestClosure`` (Moya's name).
-    @available(*, unavailable, renamed: "requestClosure")
-    public nonisolated var requestMapping: RequestClosure { requestClosure }
-    /// Renamed ``stubClosure`` (Moya's name): it is a closure that returns a ``StubBehavior``.
-    @available(*, unavailable, renamed: "stubClosure")
-    public nonisolated var stubBehavior: StubClosure { stubClosure }
 
     private static func makeTimer<C: Clock<Duration>>(_ clock: C) -> any DeadlineScheduling {
         DeadlineTimer(clock: clock)

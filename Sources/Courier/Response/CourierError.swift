@@ -51,6 +51,11 @@ public enum CourierError: Error, Sendable {
     case schemeNotAllowed(URL)
     /// An API was used in a way it does not support (the text says how), such as iterating one
     /// progress stream from two tasks.
+    ///
+    /// It also carries the one internal invariant Courier reports instead of trapping: a call
+    /// whose state machine is out of step ("the call's state machine is out of step"), which no
+    /// use of the API can cause; report it as a bug. It is not a case of its own because a new
+    /// case would break every `switch` over `CourierError` written against 0.1.0.
     case invalidUse(String)
     /// The server's certificate was refused (self-signed, expired, for another host, from an
     /// unknown authority…), so nothing was sent: the host asked for, why

@@ -88,7 +88,7 @@ extension Transfer {
     /// body read into `httpBody` (off Swift's thread pool).
     package func bufferedRequest() async throws -> URLRequest {
         var request = self.request
-        if !isSample { try RequestValidation.validateDestination(request.url, limits: limits) }
+        if !isSample { try checkDestination() }
         if case .file(let url) = body {
             request.httpBody = try await BlockingIO.run { isCancelled in
                 try FileBody.readAll(url, isCancelled: isCancelled)

@@ -70,6 +70,24 @@ public struct ResponseBodyLimit: Sendable {
         return length
     }
 
+    /// The body length a transport announces in progress (``TransferProgress``'s expected length):
+    /// `Content-Length`, unless the body is content-encoded (`Content-Encoding` other than
+    /// `identity`), when that length counts the encoded bytes, not the decoded ones handed over.
+    /// ``URLSessionTransport`` and `AsyncHTTPClientTransport` both announce it through this.
+    /// - Parameters:
+    ///   - contentLength: The `Content-Length` header's value, or a negative number when absent.
+    ///   - contentEncoding: The `Content-Encoding` header's value, if any.
+    public static func expectedLength(contentLength: Int64, contentEncoding: String?) -> Int64? {
+        contentLength >= 0 && !isEncoded(contentEncoding) ? contentLength : nil
+    }
+
+    /// Whether a body with this `Content-Encoding` is encoded (anything but absent, empty or
+    /// `identity`): the one copy of this check, for progress and for the decompression ratio.
+    static func isEncoded(_ contentEncoding: String?) -> Bool {
+        guard let contentEncoding, !contentEncoding.isEmpty else { return false }
+        return contentEncoding.lowercased() != "identity"
+    }
+
     /// The limit crossed by a body of `received` decoded bytes so far, if any.
     /// - Parameters:
     ///   - received: The decoded bytes received so far.
@@ -101,9 +119,7 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     private static func ratioMaximum(length: Int64, encoding: String?, ratio: Int64) -> Int64? {
-        guard length >= 0 else { return nil }
-        let encoding = encoding?.lowercased() ?? ""
-        guard !encoding.isEmpty, encoding != "identity" else { return nil }
+        guard length >= 0, isEncoded(encoding) else { return nil }
         let (product, overflow) = length.multipliedReportingOverflow(by: max(1, ratio))
         return max(overflow ? Int64.max : product, ratioFloor)
     }

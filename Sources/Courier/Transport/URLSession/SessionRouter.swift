@@ -292,12 +292,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     static func expectedLength(of response: URLResponse?) -> Int64? {
         let length = ResponseBodyLimit.contentLength(of: response)
         guard length >= 0, let http = response as? HTTPURLResponse else { return nil }
-        if let encoding = http.value(forHTTPHeaderField: "Content-Encoding"),
-            !encoding.isEmpty, encoding.lowercased() != "identity"
-        {
-            return nil
-        }
-        return length
+        return ResponseBodyLimit.expectedLength(
+            contentLength: length, contentEncoding: http.value(forHTTPHeaderField: "Content-Encoding"))
     }
 
     func urlSession(

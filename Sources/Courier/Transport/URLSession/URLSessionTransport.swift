@@ -139,7 +139,7 @@ public final class URLSessionTransport: Transport {
     private func sendOnce(_ transfer: Transfer, redirects: Int, streaming: Bool) async throws -> Response {
         // Checked on every hop: nothing goes to a scheme that is not allowed (FoundationNetworking
         // would speak FTP, then trap).
-        try RequestValidation.validateDestination(transfer.request.url, limits: transfer.limits)
+        try transfer.checkDestination()
         var uploadSize: UInt64?
         if case .file(let url) = transfer.body {
             uploadSize = try FileBody.regularFileSize(url)

@@ -51,9 +51,7 @@ struct Exchange: Sendable {
 
     /// The body's length as progress reports it: `Content-Length`, unless the body is encoded.
     private var expectedLength: Int64? {
-        guard contentLength >= 0 else { return nil }
-        let encoding = contentEncoding?.lowercased() ?? ""
-        return encoding.isEmpty || encoding == "identity" ? contentLength : nil
+        ResponseBodyLimit.expectedLength(contentLength: contentLength, contentEncoding: contentEncoding)
     }
 
     /// Reads the body, decoding it and counting it against `limit`; `piece` gets the decoded

@@ -1,0 +1,168 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Downloads: only regular files are ever replaced; the move cannot be redirected by a link;
+/// nothing is left behind in the temporary folder.
+@Suite struct DownloadSafetyTests {
+    struct Download: TargetType {
+        var headers: [String: String] { [:] }
+        var destination: DownloadDestination
+        var timeout: Duration? = nil
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "file" }
+        var task: HTTPTask { .download(destination) }
+        var sampleData: Data { Data("downloaded".utf8) }
+    }
+
+    @Test func aFolderInTheWayIsNeverDeleted() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let precious = folder.url.appendingPathComponent("report.pdf")
+        try FileManager.default.createDirectory(at: precious, withIntermediateDirectories: true)
+        _ = try folder.file("report.pdf/keep.txt", contents: Data("keep".utf8))
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(
+                Download(destination: .folder(folder.url, options: [.removePreviousFile]) { _, _ in "report.pdf" }))
+        } throws: { error in
+            guard case CourierError.downloadDestination(let underlying) = error,
+                case .notARegularFile(let url) = underlying as? DownloadFailure
+            else { return false }
+            return url.standardizedFileURL.path == precious.standardizedFileURL.path
+        }
+        #expect(FileManager.default.fileExists(atPath: precious.appendingPathComponent("keep.txt").path))
+    }
+
+    @Test func aLinkInTheWayIsNeverReplaced() async throws {
+        let folder = try TemporaryFolder()
+        let outside = try TemporaryFolder()
+        defer {
+            folder.remove()
+            outside.remove()
+        }
+        let target = try outside.file("target.txt", contents: Data("original".utf8))
+        let link = folder.url.appendingPathComponent("name.txt")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        for options: DownloadDestination.Options in [[], [.removePreviousFile]] {
+            await #expect(throws: CourierError.self) {
+                try await provider.request(
+                    Download(destination: .folder(folder.url, options: options) { _, _ in "name.txt" }))
+            }
+        }
+        #expect(try Data(contentsOf: target) == Data("original".utf8))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+    }
+
+    @Test func aRegularFileIsReplacedOnlyWhenAsked() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let existing = try folder.file("a.txt", contents: Data("old".utf8))
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        await #expect(throws: CourierError.self) {
+            try await provider.request(Download(destination: .folder(folder.url, options: []) { _, _ in "a.txt" }))
+        }
+        #expect(try Data(contentsOf: existing) == Data("old".utf8))
+        _ = try await provider.request(
+            Download(destination: .folder(folder.url, options: [.removePreviousFile]) { _, _ in "a.txt" }))
+        #expect(try Data(contentsOf: existing) == Data("downloaded".utf8))
+    }
+
+    /// A folder on the way swapped for a link to elsewhere while downloads land: none lands outside.
+    @Test func swappingAFolderForALinkNeverLetsAFileOut() async throws {
+        let folder = try TemporaryFolder()
+        let outside = try TemporaryFolder()
+        defer {
+            folder.remove()
+            outside.remove()
+        }
+        let sub = folder.url.appendingPathComponent("sub")
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        // The swapper runs on a thread of its own, never on Swift's cooperative pool, so the rest
+        // of the parallel suite keeps running meanwhile.
+        let stop = Locked(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var flips = 0
+            while !stop.withLock({ $0 }), flips < 100_000 {
+                flips += 1
+                try? FileManager.default.removeItem(at: sub)
+                if flips.isMultiple(of: 2) {
+                    try? FileManager.default.createSymbolicLink(at: sub, withDestinationURL: outside.url)
+                } else {
+                    try? FileManager.default.createDirectory(at: sub, withIntermediateDirectories: false)
+                }
+            }
+            done.signal()
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    _ = try? await provider.request(
+                        Download(
+                            destination: .folder(folder.url, options: [.createIntermediateDirectories]) { _, _ in
+                                "sub/\(index).txt"
+                            }))
+                }
+            }
+        }
+        stop.withLock { $0 = true }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                done.wait()
+                continuation.resume()
+            }
+        }
+        #expect(outside.contents.isEmpty)
+    }
+
+    /// A transport that writes the download, then answers only once the test lets it, ignoring
+    /// cancellation: the deadline passes "as the body completes".
+    final class LateDownloadTransport: Transport {
+        let gate = StageGate()
+        let written = Locked<URL?>(nil)
+
+        func send(_ transfer: Transfer) async throws -> Response {
+            guard case .file(let url) = transfer.destination else { throw URLError(.badURL) }
+            try Data("body".utf8).write(to: url)
+            written.withLock { $0 = url }
+            await Task { try? await gate.pass() }.value
+            return Response(statusCode: 200, data: Data(), request: transfer.request, response: nil, fileURL: url)
+        }
+    }
+
+    @Test func aDeadlineAsTheBodyCompletesLeavesNoFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let transport = LateDownloadTransport()
+        let provider = Provider<Download>(transport: transport, clock: clock)
+        let request = Task {
+            try await provider.request(
+                Download(destination: .suggestedFileName(in: folder.url), timeout: .seconds(1)))
+        }
+        await transport.gate.waitForArrivals(1)
+        clock.advance(by: .seconds(1))
+        guard case .timedOut = (await request.result).failure as? CourierError else {
+            Issue.record("expected timedOut")
+            return
+        }
+        let temporary = try #require(transport.written.withLock { $0 })
+        transport.gate.open()
+        // The late answer is dropped and its file removed.
+        #expect(await eventually { !fileExists(temporary) })
+        #expect(folder.contents.isEmpty)
+    }
+}

@@ -1,0 +1,79 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite struct StubbedStreamTests {
+    struct Feed: TargetType {
+        var headers: [String: String] { [:] }
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "feed" }
+        var sampleResponse: SampleResponse {
+            .events(
+                [ServerSentEvent(id: "1", data: "one"), ServerSentEvent(id: "2", event: "tick", data: "two\nlines")],
+                interval: .seconds(1))
+        }
+    }
+
+    @Test func sampleEventsArriveOnTheProvidersClock() async throws {
+        let clock = TestClock()
+        let provider = Provider<Feed>(stubClosure: Provider.immediatelyStub, clock: clock)
+        let stream = try await provider.stream(Feed())
+        #expect(stream.response?.value(forHTTPHeaderField: "Content-Type") == "text/event-stream")
+        let (arrivals, signal) = AsyncStream.makeStream(of: ServerSentEvent.self)
+        let reader = Task {
+            for try await event in stream.events { signal.yield(event) }
+            signal.finish()
+        }
+        var events = arrivals.makeAsyncIterator()
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(await events.next() == ServerSentEvent(id: "1", data: "one"))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(await events.next() == ServerSentEvent(id: "2", event: "tick", data: "two\nlines"))
+        #expect(await events.next() == nil)
+        try await reader.value
+    }
+
+    @Test func aPlainRequestGetsTheChunksJoined() async throws {
+        let provider = Provider<Feed>(stubClosure: Provider.immediatelyStub)
+        let response = try await provider.request(Feed())
+        #expect(
+            String(decoding: response.data, as: UTF8.self)
+                == "id: 1\ndata: one\n\nid: 2\nevent: tick\ndata: two\ndata: lines\n\n")
+    }
+
+    @Test func stubTransportStreamsItsAnswerOnItsClock() async throws {
+        let clock = TestClock()
+        let transport = StubTransport(clock: clock).on(
+            .get, "feed", .stream([Data("a\n".utf8), Data("b\n".utf8)], interval: .milliseconds(100)))
+        let provider = Provider<Feed>(transport: transport)
+        let stream = try await provider.stream(Feed())
+        let reader = Task {
+            var lines: [String] = []
+            for try await line in stream.lines { lines.append(line) }
+            return lines
+        }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(100))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(100))
+        #expect(try await reader.value == ["a", "b"])
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test(arguments: [
+        ServerSentEvent(data: "x"),
+        ServerSentEvent(id: "7", event: "update", data: "a\nb\n", retry: .milliseconds(2500)),
+        ServerSentEvent(id: "", data: ""), ServerSentEvent(data: "  spaced"),
+    ])
+    func encodedEventsParseBack(event: ServerSentEvent) throws {
+        #expect(try StreamParsingTests.events([event.encoded()]) == [event])
+    }
+}

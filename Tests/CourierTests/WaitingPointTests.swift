@@ -1,0 +1,188 @@
+import CourierTesting
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Waiting points answer a cancelled caller at once; deadlines cover the whole call and release
+/// their memory when the request ends.
+@Suite struct WaitingPointTests {
+    /// Refreshes wait on a gate, so a test can hold one open.
+    struct SlowRefresh: Authenticator {
+        let gate: StageGate
+        let refreshes: Locked<Int>
+        let cancelledRefreshes: Locked<Int>
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ credential: String) async throws -> String {
+            refreshes.withLock { $0 += 1 }
+            do {
+                try await gate.pass()
+            } catch {
+                cancelledRefreshes.withLock { $0 += 1 }
+                throw error
+            }
+            return "fresh"
+        }
+    }
+
+    /// Answers 401 to the stale credential and 200 to the fresh one.
+    static func transport() -> RecordingTransport {
+        RecordingTransport { request in
+            let fresh = request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+            return Response(statusCode: fresh ? 200 : 401, data: Data(), request: request)
+        }
+    }
+
+    /// A provider whose credential refresh waits on `gate`; `cancelled` counts refreshes that
+    /// ended by cancellation.
+    static func slowRefresh(
+        gate: StageGate, cancelled: Locked<Int>
+    ) -> (Provider<TestAPI>, Authentication<SlowRefresh>) {
+        let auth = Authentication(
+            SlowRefresh(gate: gate, refreshes: Locked(0), cancelledRefreshes: cancelled), credential: "stale")
+        return (Provider<TestAPI>(transport: transport(), authentication: auth), auth)
+    }
+
+    @Test func aCallerWaitingForARefreshIsAnsweredAtOnceWhenCancelled() async throws {
+        let gate = StageGate()
+        let cancelled = Locked(0)
+        let (provider, auth) = Self.slowRefresh(gate: gate, cancelled: cancelled)
+        let first = Task { try await provider.request(.plain) }
+        await gate.waitForArrivals(1)
+        let second = Task { try await provider.request(.plain) }
+        // Both callers are now waiting for the refresh (the second in `sign`); cancel the second.
+        #expect(await eventually { await auth.refreshWaiterCount == 2 })
+        second.cancel()
+        guard case .cancelled = (await second.result).failure as? CourierError else {
+            Issue.record("expected cancelled")
+            return
+        }
+        // The refresh goes on for the first caller.
+        #expect(cancelled.withLock { $0 } == 0)
+        gate.open()
+        #expect(try await first.value.statusCode == 200)
+    }
+
+    @Test func theRefreshIsCancelledWhenTheLastWaiterLeaves() async throws {
+        let gate = StageGate()
+        let cancelled = Locked(0)
+        let (provider, auth) = Self.slowRefresh(gate: gate, cancelled: cancelled)
+        let only = Task { try await provider.request(.plain) }
+        await gate.waitForArrivals(1)
+        only.cancel()
+        guard case .cancelled = (await only.result).failure as? CourierError else {
+            Issue.record("expected cancelled")
+            return
+        }
+        #expect(await eventually { cancelled.withLock { $0 } == 1 })
+        #expect(await auth.isRefreshing == false)
+    }
+
+    @Test func theCallTimeoutCoversARefreshThatHangs() async throws {
+        let clock = TestClock()
+        let gate = StageGate()
+        let auth = Authentication(
+            SlowRefresh(gate: gate, refreshes: Locked(0), cancelledRefreshes: Locked(0)), credential: "stale")
+        let provider = Provider<TestAPI>(
+            transport: Self.transport(), clock: clock, callTimeout: .seconds(3), authentication: auth)
+        let request = Task { try await provider.request(.plain) }
+        await gate.waitForArrivals(1)
+        clock.advance(by: .seconds(3))
+        guard case .timedOut(let limit) = (await request.result).failure as? CourierError else {
+            Issue.record("expected timedOut")
+            return
+        }
+        #expect(limit == .seconds(3))
+    }
+
+    @Test func theCallTimeoutAnswersEvenWhenAMappingNeverReturns() async throws {
+        let clock = TestClock()
+        let stuck = StuckForever()
+        let provider = Provider<TestAPI>(
+            endpointClosure: { target in
+                await stuck.wait()
+                return try Endpoint(target: target)
+            }, transport: RecordingTransport(), clock: clock, callTimeout: .seconds(2))
+        let request = Task { try await provider.request(.plain) }
+        await stuck.waitForArrival()
+        clock.advance(by: .seconds(2))
+        guard case .timedOut = (await request.result).failure as? CourierError else {
+            Issue.record("expected timedOut")
+            return
+        }
+        stuck.release()
+    }
+
+    @Test func deadlinesReleaseTheirMemoryWhenRequestsEnd() async throws {
+        let clock = TestClock()
+        let provider = Provider<TestAPI>(
+            stubClosure: Provider.immediatelyStub, clock: clock, timeout: .seconds(10), callTimeout: .seconds(20))
+        for _ in 0..<2_000 {
+            _ = try await provider.request(.plain)
+        }
+        let timer = try #require(provider.deadlines as? DeadlineTimer<TestClock>)
+        #expect(timer.pendingCount == 0)
+        // One sleeper per distinct deadline length (the call's and the exchange's), not one per
+        // request.
+        #expect(clock.sleeperCount == 2)
+    }
+
+    @Test func progressStreamsThrowWhenTheirTaskIsCancelled() async throws {
+        let clock = TestClock()
+        let provider = Provider<TestAPI>(stubClosure: Provider.delayedStub(.seconds(10)), clock: clock)
+        let stream = provider.requestWithProgress(.plain)
+        let consumer = Task { () throws(CourierError) -> Int in
+            var count = 0
+            for try await _ in stream { count += 1 }
+            return count
+        }
+        await clock.waitForSleepers(1)
+        consumer.cancel()
+        guard case .cancelled = (await consumer.result).failure as? CourierError else {
+            Issue.record("expected cancelled, got \(await consumer.result)")
+            return
+        }
+    }
+
+    @Test func aProgressStreamIteratedTwiceIsATypedError() async throws {
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
+        let stream = provider.requestWithProgress(.plain)
+        var first = stream.makeAsyncIterator()
+        var second = stream.makeAsyncIterator()
+        await #expect {
+            _ = try await second.next()
+        } throws: { error in
+            guard case CourierError.invalidUse = error else { return false }
+            return true
+        }
+        var last: ProgressEvent?
+        while let event = try await first.next() { last = event }
+        #expect(last?.isCompleted == true)
+    }
+}
+
+/// A stage that never returns, ignoring cancellation, until the test releases it.
+final class StuckForever: Sendable {
+    private let gate = StageGate()
+    private let released = Locked(false)
+
+    func wait() async {
+        // A child that ignores the caller's cancellation.
+        await Task { try? await gate.pass() }.value
+    }
+
+    func waitForArrival() async { await gate.waitForArrivals(1) }
+
+    func release() { gate.open() }
+}

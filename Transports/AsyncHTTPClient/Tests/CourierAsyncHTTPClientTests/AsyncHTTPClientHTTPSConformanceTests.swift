@@ -1,0 +1,34 @@
+import AsyncHTTPClient
+import Courier
+import CourierAsyncHTTPClient
+import CourierTransportConformance
+import Foundation
+import NIOSSL
+import Testing
+
+/// `AsyncHTTPClientTransport` over HTTPS: the conformance suite's HTTPS checks against
+/// `scripts/test`'s TLS servers (nginx, HTTP/2 by ALPN), on a client that trusts the test CA
+/// through its `TLSConfiguration` (and nothing else: the system's roots are replaced).
+@Suite(.enabled(if: HTTPSClient.shared != nil, "needs scripts/test's TLS servers"))
+struct AsyncHTTPClientHTTPSConformanceTests {
+    @Test(arguments: TransportConformance.httpsChecks)
+    func conforms(_ check: TransportConformance.Check) async throws {
+        let client = try #require(HTTPSClient.shared)
+        try await check.run(
+            on: AsyncHTTPClientTransport(client: client), servers: #require(ConformanceServers.tlsFromEnvironment))
+    }
+}
+
+/// One client for the suite, made once and never shut down (as `AsyncHTTPClientTransport.sharedClient`).
+enum HTTPSClient {
+    static let shared: HTTPClient? = {
+        guard ConformanceServers.tlsFromEnvironment != nil, let authority = TLSTestServers.certificateAuthority else {
+            return nil
+        }
+        var configuration = AsyncHTTPClientTransport.clientConfiguration()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(authority)
+        configuration.tlsConfiguration = tls
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}
