@@ -100,6 +100,43 @@ import Testing
         #expect(origin.served.withLock { $0 } == 1)
     }
 
+    /// A response the transport reached through a redirect (its URL is another one, or it counted
+    /// a hop) is not stored under the URL asked for: a one-time 302 to another host must not make
+    /// that host's answer this URL's for as long as that host says.
+    @Test func aRedirectedResponseIsNotStoredUnderTheURLAskedFor() async throws {
+        let served = Locked(0)
+        let setup = Setup(
+            .handler { request in
+                let count = served.withLock {
+                    $0 += 1
+                    return $0
+                }
+                let headers = [("Cache-Control", "max-age=3600")]
+                if count == 1 {
+                    // Where the transport ended up after following a redirect elsewhere.
+                    return Response(
+                        statusCode: 200, data: Data("elsewhere".utf8), request: request,
+                        url: URL(string: "https://evil.example.net/landing")!, headerFields: headers)
+                }
+                if count == 2 {
+                    // The same URL after a hop (a redirect loop back to it): also not this URL's answer.
+                    return Response(
+                        statusCode: 200, data: Data("after a hop".utf8), request: request, url: request.url!,
+                        headerFields: headers, transferMetrics: TransferMetrics(redirects: 1))
+                }
+                return Response(
+                    statusCode: 200, data: Data("own".utf8), request: request, url: request.url!,
+                    headerFields: headers, transferMetrics: TransferMetrics(redirects: 0))
+            })
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        let hit = try await setup.provider.request(Item())
+        #expect(hit.cacheStatus == .hit)
+        #expect(String(decoding: hit.data, as: UTF8.self) == "own")
+        #expect(served.withLock { $0 } == 3)
+    }
+
     @Test func validationAndProcessRunOnAHit() async throws {
         let setup = Setup(.data(Data("gone".utf8), status: 404, headers: ["Cache-Control": "max-age=60"]))
         let target = Item(validation: .successCodes)

@@ -50,7 +50,10 @@ extension HTTPCache {
             }
             let responseTime = now()
             let headers = Self.headers(of: response)
-            if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing) {
+            // A response the transport reached through a redirect answers another URL: it is not
+            // stored under this one, and a 304 from there says nothing about this entry.
+            let answersKey = !Self.isRedirected(response, key: key)
+            if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing), answersKey {
                 let merged = CacheRules.merging(
                     stored, notModified: headers, requestTime: requestTime, responseTime: responseTime)
                 if CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
@@ -70,7 +73,7 @@ extension HTTPCache {
                     stored, request: request, status: .staleAfterError, now: responseTime,
                     transfer: response.transferMetrics)
             }
-            if response.fileURL == nil, response.statusCode != 304,
+            if response.fileURL == nil, response.statusCode != 304, answersKey,
                 CacheRules.isStorable(
                     request: outgoing, statusCode: response.statusCode, headers: headers, policy: policy),
                 let names = CacheRules.varyNames(CacheRules.header("Vary", in: headers))
@@ -125,6 +128,14 @@ extension HTTPCache {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return headers
+    }
+
+    /// Whether the transport followed a redirect to reach `response`: the hops it counted, or,
+    /// when it does not count them, a response URL that is not the key's.
+    static func isRedirected(_ response: Response, key: String) -> Bool {
+        if let redirects = response.transferMetrics?.redirects { return redirects > 0 }
+        guard let answered = response.response?.url else { return false }
+        return CacheRules.key(for: answered) != key
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {
