@@ -168,6 +168,35 @@ import Testing
         }
     }
 
+    /// Files of the caller's whose names merely look like the storage's (the temporary prefix
+    /// with no UUID after it, 64 characters that are not hex digits before the suffix) are not
+    /// its files: neither eviction nor removeAll deletes them, however old they are.
+    @Test func lookalikeNamesAreNotTheStoragesToDelete() async throws {
+        try await Self.withFolder { folder in
+            let one = CacheEntryCodec.encode(Self.entry("0", body: 1_000))!.count
+            let storage = try DiskCacheStorage(
+                folder: folder, limits: CacheLimits(maxTotalBytes: one * 2, maxEntries: 100))
+            let lookalikes = [
+                ".courier-cache-notes", ".courier-cache-" + String(repeating: "x", count: 36),
+                String(repeating: "Z", count: 64) + ".courier-cache",
+            ]
+            for name in lookalikes {
+                let file = folder.appendingPathComponent(name)
+                try Data("mine".utf8).write(to: file)
+                // Old enough to pass for a temporary file abandoned long ago.
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_000)], ofItemAtPath: file.path)
+            }
+            for index in 0..<6 {
+                let entry = Self.entry("\(index)", body: 1_000)
+                await storage.store(entry, forKey: Self.key(entry))
+            }
+            #expect(Set(lookalikes).isSubset(of: Self.files(in: folder)))
+            await storage.removeAll()
+            #expect(Self.files(in: folder) == lookalikes.sorted())
+        }
+    }
+
     @Test func aFolderThatIsAFileIsRefused() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-file-\(UUID().uuidString)")
         try Data().write(to: file)

@@ -224,6 +224,20 @@ public actor DiskCacheStorage: CacheStorage {
         return unlink(file) == 0
     }
 
+    /// `<64 lowercase hex digits>.courier-cache`: a name ``fileName(for:)`` gives, and no other.
+    static func isEntryName(_ name: String) -> Bool {
+        guard name.hasSuffix(suffix), name.utf8.count == 64 + suffix.utf8.count else { return false }
+        return name.utf8.prefix(64).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// `.courier-cache-<UUID>`: a name ``writeAtomically(_:to:in:stamp:)`` gives, and no other
+    /// (a file of the caller's that merely starts with the prefix is not this storage's to delete).
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix) else { return false }
+        let rest = String(name.dropFirst(temporaryPrefix.count))
+        return rest.utf8.count == 36 && UUID(uuidString: rest) != nil
+    }
+
     /// The regular files in `folder` that this storage names: entries, and temporary files left
     /// by a process that ended mid-write over ten minutes ago (listed as the oldest, so they go
     /// first; a newer one may be another storage's write in progress).
@@ -232,8 +246,8 @@ public actor DiskCacheStorage: CacheStorage {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         var files: [(name: String, size: Int, modified: Double)] = []
         for name in names {
-            let isEntry = name.hasSuffix(suffix) && name.utf8.count == 64 + suffix.utf8.count
-            let isTemporary = name.hasPrefix(temporaryPrefix)
+            let isEntry = isEntryName(name)
+            let isTemporary = isTemporaryName(name)
             guard isEntry || isTemporary else { continue }
             var status = stat()
             guard lstat(folder + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
