@@ -137,6 +137,31 @@ import Testing
         #expect(served.withLock { $0 } == 3)
     }
 
+    /// A response stored for a request with `Authorization` (the target opted in) answers those
+    /// credentials only: another user's token, or none, goes to the network, whatever the
+    /// response's `Vary` says (a server that forgets `Vary: Authorization` must not leak one
+    /// user's answer to another through a shared provider).
+    @Test func anAuthorizedResponseAnswersOnlyTheSameCredentials() async throws {
+        let origin = Origin(headers: ["Cache-Control": "max-age=600"])
+        let setup = Setup(origin.answer)
+        let policy = CachePolicy.protocolRules.storingAuthorizedResponses()
+        let alice = Item(headers: ["Authorization": "Bearer alice"], cachePolicy: policy)
+        let bob = Item(headers: ["Authorization": "Bearer bob"], cachePolicy: policy)
+        let nobody = Item(cachePolicy: policy)
+        #expect(try await setup.provider.request(alice).cacheStatus == .network)
+        #expect(try await setup.provider.request(alice).cacheStatus == .hit)
+        let bobs = try await setup.provider.request(bob)
+        #expect(bobs.cacheStatus == .network)
+        #expect(String(decoding: bobs.data, as: UTF8.self) == "body 2")
+        #expect(try await setup.provider.request(bob).cacheStatus == .hit)
+        let anonymous = try await setup.provider.request(nobody)
+        #expect(anonymous.cacheStatus == .network)
+        #expect(String(decoding: anonymous.data, as: UTF8.self) == "body 3")
+        // Stored without credentials: it answers requests without them, as before.
+        #expect(try await setup.provider.request(nobody).cacheStatus == .hit)
+        #expect(origin.served.withLock { $0 } == 3)
+    }
+
     @Test func validationAndProcessRunOnAHit() async throws {
         let setup = Setup(.data(Data("gone".utf8), status: 404, headers: ["Cache-Control": "max-age=60"]))
         let target = Item(validation: .successCodes)

@@ -54,9 +54,12 @@ extension HTTPCache {
             // stored under this one, and a 304 from there says nothing about this entry.
             let answersKey = !Self.isRedirected(response, key: key)
             if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing), answersKey {
-                let merged = CacheRules.merging(
+                var merged = CacheRules.merging(
                     stored, notModified: headers, requestTime: requestTime, responseTime: responseTime)
-                if CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
+                // Kept for the credentials that revalidated it (see CacheRules.keyedNames).
+                let digests = CacheRules.storedDigests(vary: merged.header("Vary"), request: request)
+                merged.varyDigests = digests ?? merged.varyDigests
+                if digests == nil || CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
                     await storage.removeResponse(forKey: key)
                 } else {
                     await storage.store(merged, forKey: key)
@@ -76,12 +79,12 @@ extension HTTPCache {
             if response.fileURL == nil, response.statusCode != 304, answersKey,
                 CacheRules.isStorable(
                     request: outgoing, statusCode: response.statusCode, headers: headers, policy: policy),
-                let names = CacheRules.varyNames(CacheRules.header("Vary", in: headers))
+                let digests = CacheRules.storedDigests(vary: CacheRules.header("Vary", in: headers), request: request)
             {
                 let entry = CachedResponse(
                     url: url, statusCode: response.statusCode, headers: CacheRules.storedHeaders(headers),
                     body: response.data, requestTime: requestTime, responseTime: responseTime,
-                    varyDigests: CacheRules.varyDigests(names: names, request: request))
+                    varyDigests: digests)
                 await storage.store(entry, forKey: key)
             } else if (200..<300).contains(response.statusCode), stored != nil || policy.mode == .networkOnly {
                 // A successful answer that may not be stored (`no-store`) makes the stored one
