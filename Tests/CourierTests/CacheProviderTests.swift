@@ -162,6 +162,42 @@ import Testing
         #expect(origin.served.withLock { $0 } == 3)
     }
 
+    /// A `304` that names another strong `ETag` than the stored one is about another
+    /// representation (a server that matched `If-Modified-Since` while the body changed): the
+    /// stored body is not freshened under the new tag (later revalidations would keep the old
+    /// body for ever); the request goes again without validators and gets the new body.
+    @Test func a304NamingAnotherETagDoesNotFreshenTheStoredBody() async throws {
+        let full = Locked(0)
+        let setup = Setup(
+            .handler { request in
+                let url = request.url!
+                let fields = [("Cache-Control", "max-age=10"), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")]
+                if request.value(forHTTPHeaderField: "If-None-Match") != nil {
+                    return Response(
+                        statusCode: 304, data: Data(), request: request, url: url,
+                        headerFields: fields + [("ETag", "\"v2\"")])
+                }
+                let served =
+                    full.withLock {
+                        $0 += 1
+                        return $0
+                    } == 1 ? "one" : "two"
+                let tag = served == "one" ? "\"v1\"" : "\"v2\""
+                return Response(
+                    statusCode: 200, data: Data(served.utf8), request: request, url: url,
+                    headerFields: fields + [("ETag", tag)])
+            })
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(20))
+        let second = try await setup.provider.request(Item())
+        #expect(String(decoding: second.data, as: UTF8.self) == "two")
+        #expect(second.cacheStatus == .network)
+        #expect(second.value(forHTTPHeaderField: "ETag") == "\"v2\"")
+        let stored = try #require(await setup.storage.response(forKey: "GET https://api.example.com/items/1"))
+        #expect(String(decoding: stored.body, as: UTF8.self) == "two")
+        #expect(setup.transport.requests.count == 3)
+    }
+
     @Test func validationAndProcessRunOnAHit() async throws {
         let setup = Setup(.data(Data("gone".utf8), status: 404, headers: ["Cache-Control": "max-age=60"]))
         let target = Item(validation: .successCodes)

@@ -242,6 +242,14 @@ enum CacheRules {
         "set-cookie", "set-cookie2",
     ]
 
+    /// Whether a `304` is about `entry` (RFC 9111 §4.3.4): it names no strong validator, or the
+    /// strong `ETag` the entry has.
+    static func selects(_ entry: CachedResponse, notModified headers: [String: String]) -> Bool {
+        guard let tag = header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces), !tag.hasPrefix("W/")
+        else { return true }
+        return entry.header("ETag")?.trimmingCharacters(in: .whitespaces) == tag
+    }
+
     /// The stored response freshened by a `304`'s headers (RFC 9111 §4.3.4), with the new times.
     static func merging(
         _ entry: CachedResponse, notModified headers: [String: String], requestTime: Date, responseTime: Date

@@ -17,8 +17,11 @@ extension HTTPCache {
 
     /// Answers `request` from the storage, or sends it (made conditional when a stored response
     /// can be revalidated) and stores, freshens or invalidates what the answer says.
+    /// - Parameter storedIgnored: Sends without looking at what is stored (once, after a `304`
+    ///   that named another representation).
     func exchange(
-        _ request: URLRequest, policy: CachePolicy, send: (URLRequest) async throws -> Response
+        _ request: URLRequest, policy: CachePolicy, storedIgnored: Bool = false,
+        send: (URLRequest) async throws -> Response
     ) async throws -> Response {
         let method = (request.httpMethod ?? "GET").uppercased()
         guard let url = request.url, let key = CacheRules.key(for: url), method == "GET" else {
@@ -27,7 +30,7 @@ extension HTTPCache {
             return response
         }
         let cap = heuristicCapSeconds
-        let stored = policy.mode == .networkOnly ? nil : await storage.response(forKey: key)
+        let stored = policy.mode == .networkOnly || storedIgnored ? nil : await storage.response(forKey: key)
         let decided = now()
         switch CacheRules.decide(request, stored: stored, mode: policy.mode, now: decided, heuristicCap: cap) {
         case .answer(let entry):
@@ -54,6 +57,13 @@ extension HTTPCache {
             // stored under this one, and a 304 from there says nothing about this entry.
             let answersKey = !Self.isRedirected(response, key: key)
             if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing), answersKey {
+                // A 304 naming another strong validator is about another representation: it must
+                // not freshen this one (RFC 9111 §4.3.4). The stored one goes; the request is sent
+                // again without validators.
+                if !CacheRules.selects(stored, notModified: headers) {
+                    await storage.removeResponse(forKey: key)
+                    return try await exchange(request, policy: policy, storedIgnored: true, send: send)
+                }
                 var merged = CacheRules.merging(
                     stored, notModified: headers, requestTime: requestTime, responseTime: responseTime)
                 // Kept for the credentials that revalidated it (see CacheRules.keyedNames).
