@@ -205,6 +205,20 @@ import Testing
         #expect(throws: CourierError.self) { try DiskCacheStorage(folder: URL(string: "https://example.com/cache")!) }
     }
 
+    /// Anyone who can write the folder can plant an entry that decodes (the checksum finds
+    /// damage, not forgery): a folder every user may write (as `/tmp` itself) is refused.
+    @Test func aFolderEveryUserMayWriteIsRefused() async throws {
+        try await Self.withFolder { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            #expect(throws: CourierError.self) { try DiskCacheStorage(folder: folder) }
+            try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: folder.path)
+            #expect(throws: CourierError.self) { try DiskCacheStorage(folder: folder) }
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+            _ = try DiskCacheStorage(folder: folder)
+        }
+    }
+
     @Test func storagesSharingAFolderStayConsistent() async throws {
         try await Self.withFolder { folder in
             let limits = CacheLimits(maxTotalBytes: 40_000)

@@ -50,7 +50,8 @@ public actor DiskCacheStorage: CacheStorage {
     ///   - folder: A folder for the cache alone is best; files Courier did not write are left alone.
     ///   - limits: The bounds. Default: ``CacheLimits/diskDefault`` (256 MiB, 8 MiB per response).
     /// - Throws: ``CourierError/invalidUse(_:)`` when `folder` is not a file URL, or exists and is
-    ///   not a folder, or cannot be created.
+    ///   not a folder, or cannot be created, or belongs to another user or is writable by every
+    ///   user (anyone who can write it could plant responses).
     public init(folder: URL, limits: CacheLimits = .diskDefault) throws(CourierError) {
         guard folder.isFileURL else { throw .invalidUse("the cache folder must be a file URL") }
         let resolved = folder.standardizedFileURL.resolvingSymlinksInPath()
@@ -66,6 +67,22 @@ public actor DiskCacheStorage: CacheStorage {
             } catch {
                 throw .invalidUse("the cache folder \(resolved.path) cannot be created: \(error.localizedDescription)")
             }
+        }
+        // Whoever can write the folder can plant entries that decode (the checksum finds damage,
+        // not forgery): a folder of another user's, or one every user may write, is refused.
+        var status = stat()
+        guard stat(resolved.path, &status) == 0 else {
+            throw .invalidUse("the cache folder \(resolved.path) cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard status.st_uid == geteuid() else {
+            throw .invalidUse(
+                "the cache folder \(resolved.path) belongs to another user, who could plant responses in it; "
+                    + "use a folder of your own")
+        }
+        guard status.st_mode & 0o002 == 0 else {
+            throw .invalidUse(
+                "the cache folder \(resolved.path) is writable by every user, who could plant responses in it; "
+                    + "use a folder only you can write (the folder DiskCacheStorage creates is 0700)")
         }
         self.folder = resolved
         self.limits = limits
