@@ -90,7 +90,9 @@ import Testing
 
     @Test func prioritiesOrderTheQueueFIFOWithin() async throws {
         let transport = CountingTransport()
-        let provider = Provider<Call>(transport: transport, traffic: TrafficPolicy(maxRequests: 1))
+        // A test clock: on the wall clock a loaded machine let 2 s pass and aging raised `low1`.
+        let provider = Provider<Call>(
+            transport: transport, clock: TestClock(), traffic: TrafficPolicy(maxRequests: 1))
         let traffic = try control(provider)
         let blocker = Task { try await provider.request(Call(name: "blocker")) }
         await transport.gate.waitForRequests(1)
