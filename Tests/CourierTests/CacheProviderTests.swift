@@ -100,6 +100,104 @@ import Testing
         #expect(origin.served.withLock { $0 } == 1)
     }
 
+    /// A response the transport reached through a redirect (its URL is another one, or it counted
+    /// a hop) is not stored under the URL asked for: a one-time 302 to another host must not make
+    /// that host's answer this URL's for as long as that host says.
+    @Test func aRedirectedResponseIsNotStoredUnderTheURLAskedFor() async throws {
+        let served = Locked(0)
+        let setup = Setup(
+            .handler { request in
+                let count = served.withLock {
+                    $0 += 1
+                    return $0
+                }
+                let headers = [("Cache-Control", "max-age=3600")]
+                if count == 1 {
+                    // Where the transport ended up after following a redirect elsewhere.
+                    return Response(
+                        statusCode: 200, data: Data("elsewhere".utf8), request: request,
+                        url: URL(string: "https://evil.example.net/landing")!, headerFields: headers)
+                }
+                if count == 2 {
+                    // The same URL after a hop (a redirect loop back to it): also not this URL's answer.
+                    return Response(
+                        statusCode: 200, data: Data("after a hop".utf8), request: request, url: request.url!,
+                        headerFields: headers, transferMetrics: TransferMetrics(redirects: 1))
+                }
+                return Response(
+                    statusCode: 200, data: Data("own".utf8), request: request, url: request.url!,
+                    headerFields: headers, transferMetrics: TransferMetrics(redirects: 0))
+            })
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        #expect(try await setup.provider.request(Item()).cacheStatus == .network)
+        let hit = try await setup.provider.request(Item())
+        #expect(hit.cacheStatus == .hit)
+        #expect(String(decoding: hit.data, as: UTF8.self) == "own")
+        #expect(served.withLock { $0 } == 3)
+    }
+
+    /// A response stored for a request with `Authorization` (the target opted in) answers those
+    /// credentials only: another user's token, or none, goes to the network, whatever the
+    /// response's `Vary` says (a server that forgets `Vary: Authorization` must not leak one
+    /// user's answer to another through a shared provider).
+    @Test func anAuthorizedResponseAnswersOnlyTheSameCredentials() async throws {
+        let origin = Origin(headers: ["Cache-Control": "max-age=600"])
+        let setup = Setup(origin.answer)
+        let policy = CachePolicy.protocolRules.storingAuthorizedResponses()
+        let alice = Item(headers: ["Authorization": "Bearer alice"], cachePolicy: policy)
+        let bob = Item(headers: ["Authorization": "Bearer bob"], cachePolicy: policy)
+        let nobody = Item(cachePolicy: policy)
+        #expect(try await setup.provider.request(alice).cacheStatus == .network)
+        #expect(try await setup.provider.request(alice).cacheStatus == .hit)
+        let bobs = try await setup.provider.request(bob)
+        #expect(bobs.cacheStatus == .network)
+        #expect(String(decoding: bobs.data, as: UTF8.self) == "body 2")
+        #expect(try await setup.provider.request(bob).cacheStatus == .hit)
+        let anonymous = try await setup.provider.request(nobody)
+        #expect(anonymous.cacheStatus == .network)
+        #expect(String(decoding: anonymous.data, as: UTF8.self) == "body 3")
+        // Stored without credentials: it answers requests without them, as before.
+        #expect(try await setup.provider.request(nobody).cacheStatus == .hit)
+        #expect(origin.served.withLock { $0 } == 3)
+    }
+
+    /// A `304` that names another strong `ETag` than the stored one is about another
+    /// representation (a server that matched `If-Modified-Since` while the body changed): the
+    /// stored body is not freshened under the new tag (later revalidations would keep the old
+    /// body for ever); the request goes again without validators and gets the new body.
+    @Test func a304NamingAnotherETagDoesNotFreshenTheStoredBody() async throws {
+        let full = Locked(0)
+        let setup = Setup(
+            .handler { request in
+                let url = request.url!
+                let fields = [("Cache-Control", "max-age=10"), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")]
+                if request.value(forHTTPHeaderField: "If-None-Match") != nil {
+                    return Response(
+                        statusCode: 304, data: Data(), request: request, url: url,
+                        headerFields: fields + [("ETag", "\"v2\"")])
+                }
+                let served =
+                    full.withLock {
+                        $0 += 1
+                        return $0
+                    } == 1 ? "one" : "two"
+                let tag = served == "one" ? "\"v1\"" : "\"v2\""
+                return Response(
+                    statusCode: 200, data: Data(served.utf8), request: request, url: url,
+                    headerFields: fields + [("ETag", tag)])
+            })
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(20))
+        let second = try await setup.provider.request(Item())
+        #expect(String(decoding: second.data, as: UTF8.self) == "two")
+        #expect(second.cacheStatus == .network)
+        #expect(second.value(forHTTPHeaderField: "ETag") == "\"v2\"")
+        let stored = try #require(await setup.storage.response(forKey: "GET https://api.example.com/items/1"))
+        #expect(String(decoding: stored.body, as: UTF8.self) == "two")
+        #expect(setup.transport.requests.count == 3)
+    }
+
     @Test func validationAndProcessRunOnAHit() async throws {
         let setup = Setup(.data(Data("gone".utf8), status: 404, headers: ["Cache-Control": "max-age=60"]))
         let target = Item(validation: .successCodes)

@@ -168,12 +168,55 @@ import Testing
         }
     }
 
+    /// Files of the caller's whose names merely look like the storage's (the temporary prefix
+    /// with no UUID after it, 64 characters that are not hex digits before the suffix) are not
+    /// its files: neither eviction nor removeAll deletes them, however old they are.
+    @Test func lookalikeNamesAreNotTheStoragesToDelete() async throws {
+        try await Self.withFolder { folder in
+            let one = CacheEntryCodec.encode(Self.entry("0", body: 1_000))!.count
+            let storage = try DiskCacheStorage(
+                folder: folder, limits: CacheLimits(maxTotalBytes: one * 2, maxEntries: 100))
+            let lookalikes = [
+                ".courier-cache-notes", ".courier-cache-" + String(repeating: "x", count: 36),
+                String(repeating: "Z", count: 64) + ".courier-cache",
+            ]
+            for name in lookalikes {
+                let file = folder.appendingPathComponent(name)
+                try Data("mine".utf8).write(to: file)
+                // Old enough to pass for a temporary file abandoned long ago.
+                try FileManager.default.setAttributes(
+                    [.modificationDate: Date(timeIntervalSince1970: 1_000)], ofItemAtPath: file.path)
+            }
+            for index in 0..<6 {
+                let entry = Self.entry("\(index)", body: 1_000)
+                await storage.store(entry, forKey: Self.key(entry))
+            }
+            #expect(Set(lookalikes).isSubset(of: Self.files(in: folder)))
+            await storage.removeAll()
+            #expect(Self.files(in: folder) == lookalikes.sorted())
+        }
+    }
+
     @Test func aFolderThatIsAFileIsRefused() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-file-\(UUID().uuidString)")
         try Data().write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: CourierError.self) { try DiskCacheStorage(folder: file) }
         #expect(throws: CourierError.self) { try DiskCacheStorage(folder: URL(string: "https://example.com/cache")!) }
+    }
+
+    /// Anyone who can write the folder can plant an entry that decodes (the checksum finds
+    /// damage, not forgery): a folder every user may write (as `/tmp` itself) is refused.
+    @Test func aFolderEveryUserMayWriteIsRefused() async throws {
+        try await Self.withFolder { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+            #expect(throws: CourierError.self) { try DiskCacheStorage(folder: folder) }
+            try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: folder.path)
+            #expect(throws: CourierError.self) { try DiskCacheStorage(folder: folder) }
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+            _ = try DiskCacheStorage(folder: folder)
+        }
     }
 
     @Test func storagesSharingAFolderStayConsistent() async throws {

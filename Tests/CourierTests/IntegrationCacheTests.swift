@@ -47,6 +47,18 @@ struct IntegrationCacheTests {
         #expect(try await provider.request(target).cacheStatus == .network)
     }
 
+    /// A 302 to a cacheable response: the redirect's target is cached by its own URL's rules, never
+    /// under the URL that redirected (URLSessionTransport follows the redirect itself).
+    @Test func aRedirectedAnswerIsNotStoredUnderTheRedirectingURL() async throws {
+        let target = Bin(path: "redirect-to?url=%2Fcache%2F60&status_code=302")
+        let first = try await provider.request(target)
+        let second = try await provider.request(target)
+        #expect(first.statusCode == 200)
+        #expect(first.cacheStatus == .network)
+        #expect(second.cacheStatus == .network)
+        #expect(second.transferMetrics?.redirects == 1)
+    }
+
     @Test func onDiskAcrossProviders() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-it-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

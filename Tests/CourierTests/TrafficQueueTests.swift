@@ -22,6 +22,18 @@ import Testing
         #expect(queue.waitingCount == 0)
     }
 
+    /// A careless weight with no limit set (the policy only pauses hosts): weights in flight
+    /// never add up past `Int.max` (two calls of weight `Int.max` trapped).
+    @Test func hugeWeightsWithoutLimitsDoNotOverflow() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: nil, maxRequestsPerHost: nil))
+        let weights = (0..<3).map { _ in queue.takeAtOnce(host: "a", weight: Int.max, now: .zero) }
+        #expect(weights.allSatisfy { $0 == 1 })
+        #expect(queue.inFlight == 3)
+        for weight in weights { _ = queue.end(host: "a", weight: weight ?? 0, now: .zero) }
+        #expect(queue.inFlight == 0)
+        #expect(queue.takeAtOnce(host: "a", weight: 0, now: .zero) == 0)  // exempt stays exempt
+    }
+
     @Test func prioritiesThenFIFO() {
         var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 1, maxRequestsPerHost: nil))
         #expect(queue.arrive(waiter(0), now: .zero) == .granted)

@@ -231,6 +231,48 @@ import Testing
         await traffic.waitFor { _, inFlight in inFlight == 0 }
     }
 
+    /// Behind the HTTP cache, only what goes to the network takes a slot: a fresh stored response
+    /// answers at once while another call holds the only slot (before, the hit queued behind it,
+    /// and behind a host's `Retry-After` pause too).
+    @Test func aCacheHitTakesNoSlot() async throws {
+        let clock = TestClock()
+        let transport = CountingTransport()
+        let provider = Provider<Call>(
+            transport: transport, clock: clock, traffic: TrafficPolicy(maxRequests: 1),
+            cache: HTTPCache(storage: MemoryCacheStorage(), now: clock.wallClock()))
+        let traffic = try control(provider)
+        let storing = Task { try await provider.request(Call(name: "fresh")) }
+        await transport.gate.waitForRequests(1)
+        transport.gate.release { request in
+            .success(
+                Response(
+                    statusCode: 200, data: Data("stored".utf8), request: request, url: request.url!,
+                    headerFields: [("Cache-Control", "max-age=600")]))
+        }
+        _ = try await storing.value
+        let slow = Task { try await provider.request(Call(name: "slow")) }
+        await transport.gate.waitForRequests(1)
+        #expect(traffic.inFlight == 1)
+        // Bounded either way: a hit that queues for the slot gets it once `slow` is released.
+        let hitEnded = Locked(false)
+        let releaser = Task {
+            await traffic.waitFor { waiting, _ in waiting >= 1 || hitEnded.withLock { $0 } }
+            transport.gate.release()
+        }
+        let hit = try await provider.request(Call(name: "fresh"))
+        // Answered while `slow` still holds the only slot.
+        let slowStillHeld = transport.gate.waitingCount == 1
+        hitEnded.withLock { $0 = true }
+        transport.gate.release()
+        _ = try await slow.value
+        await releaser.value
+        #expect(slowStillHeld)
+        #expect(hit.cacheStatus == .hit)
+        #expect(String(decoding: hit.data, as: UTF8.self) == "stored")
+        #expect(transport.gate.calls == 2)
+        await traffic.waitFor { _, inFlight in inFlight == 0 }
+    }
+
     private func limited(_ request: URLRequest, retryAfter: String) -> Result<Response, any Error> {
         .success(
             Response(

@@ -87,9 +87,38 @@ enum CacheRules {
     }
 
     /// Whether `request` matches the stored response's `Vary` (RFC 9111 §4.1).
-    static func matchesVary(_ entry: CachedResponse, request: URLRequest) -> Bool {
+    /// `ignoringCredentials`: whether it would match but for `Authorization` (such a response may
+    /// be revalidated with the request's own credentials, never answer it unasked).
+    static func matchesVary(_ entry: CachedResponse, request: URLRequest, ignoringCredentials: Bool = false) -> Bool {
         guard let names = varyNames(entry.header("Vary")) else { return false }
-        return varyDigests(names: names, request: request) == entry.varyDigests
+        if ignoringCredentials {
+            let others = names.filter { $0 != "authorization" }
+            return varyDigests(names: others, request: request)
+                == entry.varyDigests.filter { $0.key != "authorization" }
+        }
+        return varyDigests(names: keyedNames(names, entry: entry), request: request) == entry.varyDigests
+    }
+
+    /// The digests a stored response is kept with for `request` (its `Vary` names and
+    /// ``keyedNames(_:request:)``); `nil` for `Vary: *`.
+    static func storedDigests(vary: String?, request: URLRequest) -> [String: String]? {
+        guard let names = varyNames(vary) else { return nil }
+        return varyDigests(names: keyedNames(names, request: request), request: request)
+    }
+
+    /// The request fields a stored response is keyed on: the `Vary` names, and `Authorization`
+    /// for a response stored for a request that carried one (``CachePolicy/storesAuthorizedResponses``):
+    /// it answers the same credentials only, never another user's or none.
+    static func keyedNames(_ names: [String], request: URLRequest) -> [String] {
+        guard request.value(forHTTPHeaderField: "Authorization") != nil, !names.contains("authorization") else {
+            return names
+        }
+        return names + ["authorization"]
+    }
+
+    private static func keyedNames(_ names: [String], entry: CachedResponse) -> [String] {
+        guard entry.varyDigests["authorization"] != nil, !names.contains("authorization") else { return names }
+        return names + ["authorization"]
     }
 
     /// How long the response is fresh for, in seconds (RFC 9111 §4.2.1): `max-age`, else
@@ -155,7 +184,13 @@ enum CacheRules {
         let own = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
         if own.contains(where: { request.value(forHTTPHeaderField: $0) != nil }) { return .send(request, stored: nil) }
         guard let usable else {
-            return requestDirectives.onlyIfCached ? .miss : .send(request, stored: nil)
+            if requestDirectives.onlyIfCached { return .miss }
+            // Stored for other credentials: never an answer, but this request's own credentials
+            // may revalidate it (after a token refresh, the server's 304 says it is the same).
+            if let stored, matchesVary(stored, request: request, ignoringCredentials: true) {
+                return .send(conditional(request, for: stored), stored: stored)
+            }
+            return .send(request, stored: nil)
         }
         let directives = CacheControl(usable.header("Cache-Control"))
         let age = currentAge(usable, now: now)
@@ -207,6 +242,14 @@ enum CacheRules {
         "set-cookie", "set-cookie2",
     ]
 
+    /// Whether a `304` is about `entry` (RFC 9111 §4.3.4): it names no strong validator, or the
+    /// strong `ETag` the entry has.
+    static func selects(_ entry: CachedResponse, notModified headers: [String: String]) -> Bool {
+        guard let tag = header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces), !tag.hasPrefix("W/")
+        else { return true }
+        return entry.header("ETag")?.trimmingCharacters(in: .whitespaces) == tag
+    }
+
     /// The stored response freshened by a `304`'s headers (RFC 9111 §4.3.4), with the new times.
     static func merging(
         _ entry: CachedResponse, notModified headers: [String: String], requestTime: Date, responseTime: Date
@@ -236,6 +279,8 @@ enum CacheRules {
     ) -> Bool {
         let directives = CacheControl(entry.header("Cache-Control"))
         if directives.mustRevalidate || directives.noCache { return false }
+        // Stored for other credentials (kept only to be revalidated): never served unasked.
+        if !matchesVary(entry, request: request) { return false }
         if offline, mode == .staleWhileOffline { return true }
         let allowance = max(directives.staleIfError ?? -1, requestCacheControl(request).staleIfError ?? -1)
         guard allowance >= 0 else { return false }

@@ -50,7 +50,8 @@ public actor DiskCacheStorage: CacheStorage {
     ///   - folder: A folder for the cache alone is best; files Courier did not write are left alone.
     ///   - limits: The bounds. Default: ``CacheLimits/diskDefault`` (256 MiB, 8 MiB per response).
     /// - Throws: ``CourierError/invalidUse(_:)`` when `folder` is not a file URL, or exists and is
-    ///   not a folder, or cannot be created.
+    ///   not a folder, or cannot be created, or belongs to another user or is writable by every
+    ///   user (anyone who can write it could plant responses).
     public init(folder: URL, limits: CacheLimits = .diskDefault) throws(CourierError) {
         guard folder.isFileURL else { throw .invalidUse("the cache folder must be a file URL") }
         let resolved = folder.standardizedFileURL.resolvingSymlinksInPath()
@@ -66,6 +67,22 @@ public actor DiskCacheStorage: CacheStorage {
             } catch {
                 throw .invalidUse("the cache folder \(resolved.path) cannot be created: \(error.localizedDescription)")
             }
+        }
+        // Whoever can write the folder can plant entries that decode (the checksum finds damage,
+        // not forgery): a folder of another user's, or one every user may write, is refused.
+        var status = stat()
+        guard stat(resolved.path, &status) == 0 else {
+            throw .invalidUse("the cache folder \(resolved.path) cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard status.st_uid == geteuid() else {
+            throw .invalidUse(
+                "the cache folder \(resolved.path) belongs to another user, who could plant responses in it; "
+                    + "use a folder of your own")
+        }
+        guard status.st_mode & 0o002 == 0 else {
+            throw .invalidUse(
+                "the cache folder \(resolved.path) is writable by every user, who could plant responses in it; "
+                    + "use a folder only you can write (the folder DiskCacheStorage creates is 0700)")
         }
         self.folder = resolved
         self.limits = limits
@@ -224,6 +241,20 @@ public actor DiskCacheStorage: CacheStorage {
         return unlink(file) == 0
     }
 
+    /// `<64 lowercase hex digits>.courier-cache`: a name ``fileName(for:)`` gives, and no other.
+    static func isEntryName(_ name: String) -> Bool {
+        guard name.hasSuffix(suffix), name.utf8.count == 64 + suffix.utf8.count else { return false }
+        return name.utf8.prefix(64).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// `.courier-cache-<UUID>`: a name ``writeAtomically(_:to:in:stamp:)`` gives, and no other
+    /// (a file of the caller's that merely starts with the prefix is not this storage's to delete).
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix) else { return false }
+        let rest = String(name.dropFirst(temporaryPrefix.count))
+        return rest.utf8.count == 36 && UUID(uuidString: rest) != nil
+    }
+
     /// The regular files in `folder` that this storage names: entries, and temporary files left
     /// by a process that ended mid-write over ten minutes ago (listed as the oldest, so they go
     /// first; a newer one may be another storage's write in progress).
@@ -232,8 +263,8 @@ public actor DiskCacheStorage: CacheStorage {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         var files: [(name: String, size: Int, modified: Double)] = []
         for name in names {
-            let isEntry = name.hasSuffix(suffix) && name.utf8.count == 64 + suffix.utf8.count
-            let isTemporary = name.hasPrefix(temporaryPrefix)
+            let isEntry = isEntryName(name)
+            let isTemporary = isTemporaryName(name)
             guard isEntry || isTemporary else { continue }
             var status = stat()
             guard lstat(folder + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }

@@ -17,8 +17,11 @@ extension HTTPCache {
 
     /// Answers `request` from the storage, or sends it (made conditional when a stored response
     /// can be revalidated) and stores, freshens or invalidates what the answer says.
+    /// - Parameter storedIgnored: Sends without looking at what is stored (once, after a `304`
+    ///   that named another representation).
     func exchange(
-        _ request: URLRequest, policy: CachePolicy, send: (URLRequest) async throws -> Response
+        _ request: URLRequest, policy: CachePolicy, storedIgnored: Bool = false,
+        send: (URLRequest) async throws -> Response
     ) async throws -> Response {
         let method = (request.httpMethod ?? "GET").uppercased()
         guard let url = request.url, let key = CacheRules.key(for: url), method == "GET" else {
@@ -27,7 +30,7 @@ extension HTTPCache {
             return response
         }
         let cap = heuristicCapSeconds
-        let stored = policy.mode == .networkOnly ? nil : await storage.response(forKey: key)
+        let stored = policy.mode == .networkOnly || storedIgnored ? nil : await storage.response(forKey: key)
         let decided = now()
         switch CacheRules.decide(request, stored: stored, mode: policy.mode, now: decided, heuristicCap: cap) {
         case .answer(let entry):
@@ -50,10 +53,23 @@ extension HTTPCache {
             }
             let responseTime = now()
             let headers = Self.headers(of: response)
-            if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing) {
-                let merged = CacheRules.merging(
+            // A response the transport reached through a redirect answers another URL: it is not
+            // stored under this one, and a 304 from there says nothing about this entry.
+            let answersKey = !Self.isRedirected(response, key: key)
+            if response.statusCode == 304, let stored, CacheRules.isConditional(outgoing), answersKey {
+                // A 304 naming another strong validator is about another representation: it must
+                // not freshen this one (RFC 9111 §4.3.4). The stored one goes; the request is sent
+                // again without validators.
+                if !CacheRules.selects(stored, notModified: headers) {
+                    await storage.removeResponse(forKey: key)
+                    return try await exchange(request, policy: policy, storedIgnored: true, send: send)
+                }
+                var merged = CacheRules.merging(
                     stored, notModified: headers, requestTime: requestTime, responseTime: responseTime)
-                if CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
+                // Kept for the credentials that revalidated it (see CacheRules.keyedNames).
+                let digests = CacheRules.storedDigests(vary: merged.header("Vary"), request: request)
+                merged.varyDigests = digests ?? merged.varyDigests
+                if digests == nil || CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
                     await storage.removeResponse(forKey: key)
                 } else {
                     await storage.store(merged, forKey: key)
@@ -70,15 +86,15 @@ extension HTTPCache {
                     stored, request: request, status: .staleAfterError, now: responseTime,
                     transfer: response.transferMetrics)
             }
-            if response.fileURL == nil, response.statusCode != 304,
+            if response.fileURL == nil, response.statusCode != 304, answersKey,
                 CacheRules.isStorable(
                     request: outgoing, statusCode: response.statusCode, headers: headers, policy: policy),
-                let names = CacheRules.varyNames(CacheRules.header("Vary", in: headers))
+                let digests = CacheRules.storedDigests(vary: CacheRules.header("Vary", in: headers), request: request)
             {
                 let entry = CachedResponse(
                     url: url, statusCode: response.statusCode, headers: CacheRules.storedHeaders(headers),
                     body: response.data, requestTime: requestTime, responseTime: responseTime,
-                    varyDigests: CacheRules.varyDigests(names: names, request: request))
+                    varyDigests: digests)
                 await storage.store(entry, forKey: key)
             } else if (200..<300).contains(response.statusCode), stored != nil || policy.mode == .networkOnly {
                 // A successful answer that may not be stored (`no-store`) makes the stored one
@@ -125,6 +141,14 @@ extension HTTPCache {
             if let name = name as? String, let value = value as? String { headers[name] = value }
         }
         return headers
+    }
+
+    /// Whether the transport followed a redirect to reach `response`: the hops it counted, or,
+    /// when it does not count them, a response URL that is not the key's.
+    static func isRedirected(_ response: Response, key: String) -> Bool {
+        if let redirects = response.transferMetrics?.redirects { return redirects > 0 }
+        guard let answered = response.response?.url else { return false }
+        return CacheRules.key(for: answered) != key
     }
 
     private static func isCancellation(_ error: any Error) -> Bool {

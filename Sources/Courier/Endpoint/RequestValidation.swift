@@ -39,6 +39,39 @@ enum RequestValidation {
                 + "send it as POST, or set Limits.allowsBodyInGETAndHEAD for this target")
     }
 
+    /// Throws ``CourierError/requestMapping(_:)`` when the request's own `Content-Length` is not
+    /// a plain number of exactly the bytes its body holds (`0` without a body), or it names a
+    /// `Transfer-Encoding` as well: the server would read another length than the one sent, and
+    /// the bytes left over (or missing) would become part of the next request on the connection
+    /// (request smuggling), or the request would wait for bytes that never come.
+    /// `file`: the transfer's file body and its size (`nil` size: unknown, the transport checks it).
+    static func validateContentLength(
+        of request: URLRequest, file: (url: URL, size: UInt64?)?
+    ) throws(CourierError) {
+        guard let announced = request.value(forHTTPHeaderField: "Content-Length") else { return }
+        let digits = announced.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.count <= 19, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let length = UInt64(digits)
+        else { throw .requestMapping("the header Content-Length '\(announced)' is not a number of bytes") }
+        if request.value(forHTTPHeaderField: "Transfer-Encoding") != nil {
+            throw .requestMapping("a request cannot announce both Content-Length and Transfer-Encoding")
+        }
+        let actual: UInt64
+        if let file {
+            guard let size = file.size else { return }
+            actual = size
+        } else if request.httpBodyStream != nil {
+            return  // A stream's length is the caller's to announce.
+        } else {
+            actual = UInt64(request.httpBody?.count ?? 0)
+        }
+        guard length == actual else {
+            throw .requestMapping(
+                "the header Content-Length says \(length) bytes but the body holds \(actual): remove the header "
+                    + "(the transport sets it) or make it match")
+        }
+    }
+
     /// Throws ``CourierError/schemeNotAllowed(_:)`` unless `url` has an allowed scheme (and, for
     /// http and https, a host).
     static func validateDestination(_ url: URL?, limits: Limits) throws(CourierError) {

@@ -375,11 +375,20 @@ extension Provider {
                 try RequestValidation.validateDestination(request.url, limits: plan.limits)
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
                 let bypass = download != nil || plan.isStream
-                response = try await HTTPCache.exchange(cache, request, policy: plan.target.cachePolicy, bypass: bypass)
-                {
-                    request in
-                    try await transfer(
-                        request, task: endpoint.task, plan: plan, over: transport, download: download, isSample: false)
+                // Traffic control (27): behind the cache, only what it sends takes a slot.
+                let admitted = cacheSendsItself(behavior: behavior, plan: plan, download: download)
+                let policy = plan.target.cachePolicy
+                response = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
+                    guard admitted else {
+                        return try await transfer(
+                            request, task: endpoint.task, plan: plan, over: transport, download: download,
+                            isSample: false)
+                    }
+                    return try await trafficAdmitted(request, plan: plan) {
+                        try await transfer(
+                            request, task: endpoint.task, plan: plan, over: transport, download: download,
+                            isSample: false)
+                    }
                 }
             case .immediate:
                 response = try await transfer(

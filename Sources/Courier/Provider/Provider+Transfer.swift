@@ -43,6 +43,9 @@ extension Provider {
         default:
             break
         }
+        // A Content-Length that is not the body's would desynchronize the connection.
+        try RequestValidation.validateContentLength(
+            of: transfer.request, file: transfer.body.fileURL.map { ($0, try? transfer.fileBodySize()) })
         if let download { transfer.destination = .file(download) }
         // A sample answer reports no bytes: its progress is the one completed event, as in Moya.
         if let progress = plan.progress, !isSample {

@@ -14,7 +14,7 @@ extension Provider {
     nonisolated func exchange(
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
     ) async -> Result<Response, CourierError> {
-        guard let trafficControl else {
+        guard let trafficControl, !cacheSendsItself(behavior: behavior, plan: plan, download: download) else {
             return await exchangeDirect(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
         }
         let host = TrafficController.hostKey(of: request.url)
@@ -36,5 +36,40 @@ extension Provider {
         }
         trafficControl.release(admission)
         return result
+    }
+
+    /// Whether the HTTP cache stands between this call and the network: then only a transfer the
+    /// cache really sends takes a slot (``trafficAdmitted(_:plan:_:)``), and an answer from the
+    /// cache waits for neither a slot nor a host's pause.
+    nonisolated func cacheSendsItself(behavior: StubBehavior, plan: CallPlan, download: URL?) -> Bool {
+        guard trafficControl != nil, cache != nil, download == nil, !plan.isStream, case .never = behavior else {
+            return false
+        }
+        return true
+    }
+
+    /// One transfer the HTTP cache sends, within traffic control: it waits for its host's pause
+    /// and a slot, and gives the slot back when the transfer ends.
+    nonisolated func trafficAdmitted(
+        _ request: URLRequest, plan: CallPlan, _ transfer: () async throws -> Response
+    ) async throws -> Response {
+        guard let trafficControl else { return try await transfer() }
+        let host = TrafficController.hostKey(of: request.url)
+        let admission = try await trafficControl.admit(host: host, traffic: plan.target.traffic)
+        TrafficWaits.current?.add(admission)
+        let response: Response
+        do {
+            response = try await transfer()
+        } catch {
+            trafficControl.release(admission)
+            throw error
+        }
+        trafficControl.observe(response, host: host)
+        if let body = response.body {
+            await body.buffer.onEnd { _ in trafficControl.release(admission) }
+        } else {
+            trafficControl.release(admission)
+        }
+        return response
     }
 }

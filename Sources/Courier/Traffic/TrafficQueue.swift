@@ -48,6 +48,9 @@ struct TrafficQueue: Sendable {
     /// The weight a request really takes: at most each limit, so that it can ever be granted.
     func effectiveWeight(_ weight: Int) -> Int {
         var weight = max(0, weight)
+        // Without a limit a weight weighs nothing against anything: one slot, so that weights in
+        // flight cannot add up past `Int.max` (two calls of weight `Int.max` trapped).
+        if maxRequests == nil, maxRequestsPerHost == nil { weight = min(weight, 1) }
         if let maxRequests { weight = min(weight, maxRequests) }
         if let maxRequestsPerHost { weight = min(weight, maxRequestsPerHost) }
         return weight

@@ -1,0 +1,74 @@
+import Courier
+import CourierTesting
+import Foundation
+import Testing
+
+/// A request's own `Content-Length` must be the body's length: otherwise the server reads another
+/// length than the one sent, and the bytes left over become the start of the next request on the
+/// connection (request smuggling), or the server waits for bytes that never come. Refused before
+/// anything is sent.
+@Suite(.timeLimit(.minutes(1))) struct ContentLengthTests {
+    struct Upload: TargetType {
+        var task: HTTPTask
+        var headers: [String: String]
+        var method: HTTPMethod = .post
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "upload" }
+    }
+
+    static func withFile(bytes: Int, _ body: (URL) async throws -> Void) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cl-\(UUID().uuidString)")
+        try Data(repeating: 0x41, count: bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await body(file)
+    }
+
+    static let refused: [(task: HTTPTask, headers: [String: String])] = [
+        (.data(Data(repeating: 0x42, count: 100)), ["Content-Length": "10"]),  // the rest smuggled
+        (.data(Data(repeating: 0x42, count: 10)), ["Content-Length": "100"]),  // waits for bytes
+        (.plain, ["Content-Length": "10"]),
+        (.data(Data("x".utf8)), ["Content-Length": "+1"]),
+        (.data(Data("x".utf8)), ["Content-Length": "1, 1"]),
+        (.data(Data("x".utf8)), ["Content-Length": "18446744073709551617"]),
+        (.data(Data("x".utf8)), ["Content-Length": "1", "Transfer-Encoding": "chunked"]),
+    ]
+
+    @Test(arguments: 0..<refused.count)
+    func aContentLengthThatIsNotTheBodysIsRefused(index: Int) async {
+        let transport = StubTransport(unmatched: .throwError)
+        let provider = Provider<Upload>(transport: transport)
+        let (task, headers) = Self.refused[index]
+        await #expect {
+            try await provider.request(Upload(task: task, headers: headers))
+        } throws: { error in
+            guard case CourierError.requestMapping(let message) = error else { return false }
+            return message.contains("Content-Length")
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func aMatchingContentLengthIsSent() async throws {
+        let transport = StubTransport().on({ _ in true }, .status(204))
+        let provider = Provider<Upload>(transport: transport)
+        _ = try await provider.request(Upload(task: .data(Data("hello".utf8)), headers: ["Content-Length": "5"]))
+        _ = try await provider.request(Upload(task: .plain, headers: ["Content-Length": "0"]))
+        try await Self.withFile(bytes: 100) { file in
+            _ = try await provider.request(Upload(task: .uploadFile(file), headers: ["Content-Length": "100"]))
+        }
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test func aFileUploadWhoseContentLengthIsNotTheFilesIsRefused() async throws {
+        let transport = StubTransport(unmatched: .throwError)
+        let provider = Provider<Upload>(transport: transport)
+        try await Self.withFile(bytes: 100) { file in
+            await #expect {
+                try await provider.request(Upload(task: .uploadFile(file), headers: ["Content-Length": "10"]))
+            } throws: { error in
+                guard case CourierError.requestMapping(let message) = error else { return false }
+                return message.contains("100")
+            }
+        }
+        #expect(transport.requests.isEmpty)
+    }
+}
