@@ -21,7 +21,11 @@ import Foundation
 /// ``cancellations``; ``waitForCancellations(_:)`` waits for that.
 public final class GatedTransport: Transport, Sendable {
     private struct State {
-        var waiting: [Int: (continuation: CheckedContinuation<Response, any Error>, request: URLRequest)] = [:]
+        var waiting: [Int: (continuation: CheckedContinuation<Void, any Error>, request: URLRequest)] = [:]
+        /// Answers handed over by ``release(_:)``, taken by the waiting request once resumed. They
+        /// pass through the lock rather than the continuation, so ThreadSanitizer sees the hand-off
+        /// (a continuation resumed before its task suspends is invisible to it on Linux).
+        var answers: [Int: Result<Response, any Error>] = [:]
         var nextID = 0
         var calls = 0
         var cancellations = 0
@@ -63,8 +67,8 @@ public final class GatedTransport: Transport, Sendable {
             defer { state.nextID += 1 }
             return state.nextID
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Response, any Error>) in
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (accepted, ready) = state.withLock { state in
                     state.calls += 1
                     if Task.isCancelled {
@@ -86,6 +90,10 @@ public final class GatedTransport: Transport, Sendable {
             continuation?.resume(throwing: CancellationError())
             ready.forEach { $0.resume() }
         }
+        guard let answer = state.withLock({ $0.answers.removeValue(forKey: id) }) else {
+            throw CourierError.invalidUse("GatedTransport resumed a request without an answer")
+        }
+        return try answer.get()
     }
 
     /// Returns once at least `count` requests are waiting.
@@ -112,9 +120,13 @@ public final class GatedTransport: Transport, Sendable {
     public func release(_ answer: (URLRequest) -> Result<Response, any Error>) {
         let waiting = state.withLock { state in
             defer { state.waiting.removeAll() }
-            return state.waiting.sorted { $0.key < $1.key }.map(\.value)
+            return state.waiting.sorted { $0.key < $1.key }
         }
-        for (continuation, request) in waiting { continuation.resume(with: answer(request)) }
+        let answered = waiting.map { (id: $0.key, answer: answer($0.value.request)) }
+        state.withLock { state in
+            for (id, answer) in answered { state.answers[id] = answer }
+        }
+        for (_, entry) in waiting { entry.continuation.resume() }
     }
 
     private func signal(_ condition: @escaping @Sendable (Int, Int) -> Bool) async {
