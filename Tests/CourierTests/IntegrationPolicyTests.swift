@@ -64,15 +64,19 @@ struct IntegrationPolicyTests {
                 headers: ["Content-Type": "application/json", "X-Courier": "a b"])
             _ = try await provider.request(target)
             let command = try #require(log.all.first)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command + " --silent --max-time 10"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            // curl is waited for off the cooperative pool (a blocked pool thread stalls other tests).
+            let (status, output) = try await offThePool {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", command + " --silent --max-time 10"]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                try process.run()
+                let output = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, output)
+            }
+            #expect(status == 0)
             let echo = try JSONDecoder().decode(Echo.self, from: output)
             #expect(echo.method == "POST")
             #expect(echo.data == #"{"it's":"quoted"}"#)
