@@ -27,7 +27,7 @@
                 }
                 let credential = CredentialBox(credential: URLCredential(trust: serverTrust))
                 guard let evaluator = policy.evaluator else {
-                    DispatchQueue.global().async { completionHandler(.useCredential, credential.credential) }
+                    BlockingIO.thread { completionHandler(.useCredential, credential.credential) }
                     return true
                 }
                 let evaluation = TrustEvaluation(host: host, certificates: chain)
@@ -50,7 +50,7 @@
                 let credential = CredentialBox(
                     credential: URLCredential(
                         identity: secIdentity, certificates: Array(chain.dropFirst()), persistence: .forSession))
-                DispatchQueue.global().async { completionHandler(.useCredential, credential.credential) }
+                BlockingIO.thread { completionHandler(.useCredential, credential.credential) }
                 return true
             default:
                 return false
@@ -64,7 +64,7 @@
         ) {
             fail(task, with: error)
             // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
-            DispatchQueue.global().async { completionHandler(.cancelAuthenticationChallenge, nil) }
+            BlockingIO.thread { completionHandler(.cancelAuthenticationChallenge, nil) }
         }
     }
 
