@@ -57,7 +57,7 @@ public final class GatedTransport: Transport, Sendable {
     }
 
     /// Holds the request until it is released (or cancelled); a file body is read into memory
-    /// first, as for any transport built on ``Courier/Transfer/sendBuffered(_:)``.
+    /// first, as for any transport built on `Transfer.sendBuffered(_:)`.
     public func send(_ transfer: Transfer) async throws -> Response {
         try await transfer.sendBuffered { request in try await hold(request) }
     }
