@@ -159,4 +159,39 @@ import Testing
         #expect(try await provider.request(.plain).statusCode == 200)
         #expect(transport.sent.compactMap { $0.value(forHTTPHeaderField: "X-Key") } == ["stale", "fresh"])
     }
+
+    /// The usual setup: the token endpoint is a target of the same API, asked through the same
+    /// provider. Its request is sent unsigned and cannot start a refresh (it used to wait for the
+    /// refresh it belonged to, forever).
+    @Test func aRefreshMayAskForTheTokenThroughTheSameProvider() async throws {
+        struct ThroughProvider: Authenticator {
+            let provider = Locked<Provider<TestAPI>?>(nil)
+            func apply(_ credential: String, to request: inout URLRequest) {
+                request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+            }
+            func refresh(_ credential: String) async throws -> String {
+                guard let provider = provider.withLock({ $0 }) else { throw CancellationError() }
+                return String(decoding: try await provider.request(.item(id: 99)).data, as: UTF8.self)
+            }
+        }
+        let transport = RecordingTransport { request in
+            let authorization = request.value(forHTTPHeaderField: "Authorization")
+            if request.url?.path.hasSuffix("items/99") == true {
+                // The token endpoint: a signed request would be refused (and, before, would loop).
+                return Response(
+                    statusCode: authorization == nil ? 200 : 401, data: Data("token-1".utf8), request: request)
+            }
+            return Response(statusCode: authorization == "Bearer token-1" ? 200 : 401, data: Data(), request: request)
+        }
+        let authenticator = ThroughProvider()
+        let authentication = Authentication(authenticator, credential: "token-0")
+        let provider = Provider<TestAPI>(transport: transport, authentication: authentication)
+        authenticator.provider.withLock { $0 = provider }
+        #expect(try await provider.request(.plain).statusCode == 200)
+        #expect(
+            transport.sent.map { $0.value(forHTTPHeaderField: "Authorization") } == [
+                "Bearer token-0", nil, "Bearer token-1",
+            ])
+        #expect(await authentication.refreshCount == 1)
+    }
 }

@@ -76,8 +76,9 @@ struct SignedRequest: Sendable {
 
 /// What a provider needs from an authentication; ``Authentication`` is the one implementation.
 protocol RequestAuthentication: Sendable {
-    /// Signs `request` with the current credential, first waiting for a refresh in progress.
-    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest
+    /// Signs `request` with the current credential, first waiting for a refresh in progress;
+    /// `nil` for a request sent from inside this authentication's own refresh (sent unsigned).
+    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest?
     /// Whether `response` means the credential was refused.
     func requiresRefresh(_ response: Response) -> Bool
     /// Makes sure the credential is newer than the one that signed `request`: refreshes it, or
@@ -101,6 +102,11 @@ protocol RequestAuthentication: Sendable {
 /// current one is simply re-signed. A failed refresh fails every waiting request with
 /// ``CourierError/authentication(_:)``; so does needing more than ``maxRefreshes`` refreshes within
 /// ``refreshWindow`` (a server that refuses every credential would otherwise loop forever).
+///
+/// A refresh may ask for the new credential through a provider that uses this same
+/// authentication (the usual token endpoint of the API): requests sent from inside
+/// ``Authenticator/refresh(_:)`` are sent unsigned and never start a refresh themselves, so they
+/// neither wait for the refresh they belong to nor for one another.
 public actor Authentication<A: Authenticator>: RequestAuthentication {
     private let authenticator: A
     private let clock: any Clock<Duration>
@@ -147,7 +153,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// How many requests are waiting for the running refresh (for tests).
     var refreshWaiterCount: Int { refreshWaiters }
 
-    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest {
+    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest? {
+        // Sent by this authentication's own refresh: waiting for that refresh would wait forever.
+        if RefreshScope.running.contains(ObjectIdentifier(self)) { return nil }
         if let refreshing {
             // Do not go out with a credential that is being replaced.
             try await wait(for: refreshing)
@@ -180,7 +188,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         // resumes: a request waiting in `sign` must never see the old credential afterwards.
         let task = Task { [authenticator] () async throws -> A.Credential in
             do {
-                let fresh = try await authenticator.refresh(stale)
+                let fresh = try await RefreshScope.$running.withValue(
+                    RefreshScope.running.union([ObjectIdentifier(self)])
+                ) { try await authenticator.refresh(stale) }
                 try Task.checkCancellation()
                 self.install(fresh, replacing: generationBefore)
                 return fresh
@@ -260,4 +270,10 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
             race.finish(.failure(.cancelled))
         }
     }
+}
+
+/// The authentications whose refresh the current task is running (a task-local value: it
+/// follows the refresh into the requests it sends, and nowhere else).
+enum RefreshScope {
+    @TaskLocal static var running: Set<ObjectIdentifier> = []
 }

@@ -136,8 +136,7 @@ extension Provider {
         var outgoing = request
         signed = nil
         do throws(CourierError) {
-            if let authentication {
-                let signature = try await authentication.sign(request)
+            if let authentication, let signature = try await authentication.sign(request) {
                 signed = signature
                 outgoing = signature.request
             }
