@@ -11,6 +11,9 @@ import Testing
 /// is a sequence of events and the action the state machine answers each with. No tasks, no
 /// clocks. (`CallStateMachine`'s documentation has the same rules as a table.)
 @Suite struct CallStateMachineTests {
+    /// The provider's machine carries its `CallAnswer`; these tables carry plain responses.
+    typealias Machine = CallStateMachine<Response>
+
     enum Event: CustomStringConvertible, Sendable {
         case start
         case ok
@@ -168,14 +171,14 @@ import Testing
     ]
 
     @Test(arguments: scenarios) func scenario(_ scenario: Scenario) {
-        var machine = CallStateMachine(policy: scenario.policy)
+        var machine = Machine(policy: scenario.policy)
         let request = URLRequest(url: URL(string: "https://api.example.com/a")!)
         let method = scenario.method
-        func ended(_ result: Result<Response, CourierError>, refused: Bool = false) -> CallStateMachine.Action {
+        func ended(_ result: Result<Response, CourierError>, refused: Bool = false) -> Machine.Action {
             machine.attemptEnded(result, credentialRefused: refused, method: method)
         }
         for (event, (name, expected)) in zip(scenario.events, scenario.steps) {
-            let action: CallStateMachine.Action =
+            let action: Machine.Action =
                 switch event {
                 case .start: machine.start()
                 case .ok: ended(.success(Response(statusCode: 200, data: Data())))
@@ -199,7 +202,7 @@ import Testing
     }
 
     @Test func sendsCountRefreshedResends() {
-        var machine = CallStateMachine(policy: Self.three)
+        var machine = Machine(policy: Self.three)
         _ = machine.start()
         let refused = Result<Response, CourierError>.failure(.statusCode(Response(statusCode: 401, data: Data())))
         _ = machine.attemptEnded(refused, credentialRefused: true, method: .get)
@@ -209,7 +212,7 @@ import Testing
         #expect(machine.state == .sending(attempt: 1))
     }
 
-    static func describe(_ action: CallStateMachine.Action) -> String {
+    static func describe(_ action: Machine.Action) -> String {
         switch action {
         case .send(let attempt): "send \(attempt)"
         case .refresh: "refresh"

@@ -150,7 +150,8 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// Whether a refresh is running now.
     public var isRefreshing: Bool { refreshing != nil }
 
-    /// How many requests are waiting for the running refresh (for tests).
+    /// How many requests are waiting for the running refresh.
+    /// Test-only, kept: the count is the actor's private state; a test double would replace the type under test.
     var refreshWaiterCount: Int { refreshWaiters }
 
     func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest? {

@@ -28,7 +28,9 @@ import Foundation
 /// A refresh is never counted as an attempt: attempt numbers (the policy's, `willRetry`'s and the
 /// request context's) count sends that the retry policy allowed. The call deadline
 /// (`callTimeout`) is outside the machine: it answers the caller whatever state the call is in.
-struct CallStateMachine {
+/// `Product` is what a sent attempt answers (the provider's `CallAnswer`); the machine only
+/// passes it on.
+struct CallStateMachine<Product: Sendable> {
     /// What the driver does next.
     enum Action {
         /// Sign and send attempt `attempt` (from 1).
@@ -38,7 +40,7 @@ struct CallStateMachine {
         /// Tell plugins `attempt` failed with `error` and will be retried, then wait `delay`.
         case wait(Duration, attempt: Int, error: CourierError)
         /// End the call. `report`: plugins' `didReceive` has not seen this result yet.
-        case finish(Result<Response, CourierError>, report: Bool)
+        case finish(Result<Product, CourierError>, report: Bool)
         /// The event came after the call finished; nothing to do.
         case none
     }
@@ -77,7 +79,7 @@ struct CallStateMachine {
     /// it was signed and the authenticator says its response refused the credential. `method`
     /// (the request's) is read only when the policy is asked.
     mutating func attemptEnded(
-        _ result: Result<Response, CourierError>, credentialRefused: Bool,
+        _ result: Result<Product, CourierError>, credentialRefused: Bool,
         method: @autoclosure () -> HTTPMethod, now: @autoclosure () -> Date = Date()
     ) -> Action {
         guard case .sending(let attempt) = state else { return .none }
@@ -129,7 +131,7 @@ struct CallStateMachine {
         return .send(attempt: attempt)
     }
 
-    private mutating func finish(_ result: Result<Response, CourierError>, report: Bool) -> Action {
+    private mutating func finish(_ result: Result<Product, CourierError>, report: Bool) -> Action {
         state = .finished
         return .finish(result, report: report)
     }

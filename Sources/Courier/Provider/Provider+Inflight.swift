@@ -85,7 +85,7 @@ extension Provider {
         if Task.isCancelled { return .failure(.cancelled) }
         return await withCheckedContinuation { continuation in
             let id = ObjectIdentifier(waiter)
-            defer { signalWaiters() }
+            defer { inflightWaitersJoined?(inflightWaiterCount) }
             let timer = deadline.map { deadline in
                 deadlines.schedule(after: deadline) {
                     Task { await self.leave(key, waiter: waiter, with: .timedOut(deadline)) }
@@ -135,19 +135,5 @@ extension Provider {
         } else {
             inflight[key] = entry
         }
-    }
-
-    /// Returns once at least `count` callers wait on shared requests: a signal for tests, instead
-    /// of polling ``inflightWaiterCount``.
-    func waitForInflightWaiters(_ count: Int) async {
-        if inflightWaiterCount >= count { return }
-        await withCheckedContinuation { waiterSignals.append((count, $0)) }
-    }
-
-    private func signalWaiters() {
-        guard !waiterSignals.isEmpty else { return }
-        let waiting = inflightWaiterCount
-        for signal in waiterSignals where signal.count <= waiting { signal.continuation.resume() }
-        waiterSignals.removeAll { $0.count <= waiting }
     }
 }

@@ -22,19 +22,18 @@ extension Provider {
     /// the stub delay, the transport) end as soon as they honour cancellation. However it happens,
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
-    nonisolated func perform(_ plan: CallPlan) async -> Result<Response, CourierError> {
+    nonisolated func perform(_ plan: CallPlan) async -> Result<CallAnswer, CourierError> {
         guard let callTimeout = plan.callTimeout else { return await performStages(plan) }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
         // A streamed head that arrives as the deadline passes: its transfer ends here.
-        let stages: @Sendable () async -> Result<Response, CourierError> = { await self.performStages(plan) }
-        return await Deadline.run(
-            within: callTimeout, timer: deadlines, discarded: { $0.body?.buffer.terminate() }, stages)
+        let stages: @Sendable () async -> Result<CallAnswer, CourierError> = { await self.performStages(plan) }
+        return await Deadline.run(within: callTimeout, timer: deadlines, discarded: { $0.discard() }, stages)
     }
 
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
-    private nonisolated func performStages(_ plan: CallPlan) async -> Result<Response, CourierError> {
+    private nonisolated func performStages(_ plan: CallPlan) async -> Result<CallAnswer, CourierError> {
         let target = plan.target
         var call = CallRecord(
             id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
@@ -45,7 +44,7 @@ extension Provider {
         } catch {
             return await end(.failure(error), plan: plan, report: error.isCancellation, call: &call)
         }
-        var machine = CallStateMachine(policy: plan.retryPolicy)
+        var machine = CallStateMachine<CallAnswer>(policy: plan.retryPolicy)
         var signed: SignedRequest?
         var action = machine.start()
         // Whether the last action was an attempt, so the clock reading at its end is still now.
@@ -131,8 +130,8 @@ extension Provider {
     @inline(__always)
     private nonisolated func attempt(
         _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, signed: inout SignedRequest?,
-        machine: inout CallStateMachine, call: inout CallRecord
-    ) async -> CallStateMachine.Action {
+        machine: inout CallStateMachine<CallAnswer>, call: inout CallRecord
+    ) async -> CallStateMachine<CallAnswer>.Action {
         var outgoing = request
         signed = nil
         do throws(CourierError) {
@@ -154,7 +153,7 @@ extension Provider {
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
         // Traffic control (27): the attempt's queue and pause waits; no task-local without it.
         let waits = trafficControl.map { _ in TrafficWaits() }
-        var (result, exchanged): (Result<Response, CourierError>, Exchanged)
+        var (result, exchanged): (Result<CallAnswer, CourierError>, Exchanged)
         if let waits {
             (result, exchanged) = await TrafficWaits.$current.withValue(waits) {
                 await send(outgoing, endpoint: endpoint, plan: plan)
@@ -166,7 +165,7 @@ extension Provider {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
         }
-        let response = result.success ?? result.failure?.response
+        let response = result.success?.head ?? result.failure?.response
         call.last = elapsed()
         let end = call.last - call.start
         // A transport that reports nothing (a stub, a transport built on `Transfer.sendBuffered`
@@ -189,44 +188,54 @@ extension Provider {
                 responseStart: transfer?.responseStart.map { $0 - call.start }, end: end,
                 statusCode: response?.statusCode, transfer: transfer))
         call.metrics.recordTraffic(waits)  // Traffic control (27)
-        let received = result
         if !plugins.isEmpty {
+            let received = result.map { $0.head }
             await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
         }
         let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
-        return machine.attemptEnded(
+        let next = machine.attemptEnded(
             result, credentialRefused: refused, method: HTTPMethod(rawValue: outgoing.httpMethod ?? "GET"))
+        // Issue 31: a streamed answer the machine drops (its credential refused) ends its transfer.
+        if case .refresh = next { result.success?.discard() }
+        return next
     }
 
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
     @inline(__always)
     private nonisolated func end(
-        _ result: Result<Response, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord,
+        _ result: Result<CallAnswer, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord,
         justAttempted: Bool = false
-    ) async -> Result<Response, CourierError> {
+    ) async -> Result<CallAnswer, CourierError> {
         var result = result
         // A refused response's API error, decoded once for the caller (and the plugins), after
         // retries and refresh have seen the status.
         if case .failure(let error) = result, let errorBody = plan.errorBody {
             result = .failure(errorBody.applied(to: error))
         }
-        if report, !plugins.isEmpty {
-            await call.hooks(self) { plugin, context in await plugin.didReceive(result, context: context) }
-        }
-        for plugin in plugins {
-            let begun = elapsed()
-            result = await plugin.process(result, context: call.context)
-            call.metrics.plugins += elapsed() - begun
+        if !plugins.isEmpty {
+            // Plugins see heads; a stream's body goes on beside them (issue 31).
+            var processed = result.map { $0.head }
+            if report {
+                let received = processed
+                await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
+            }
+            for plugin in plugins {
+                let begun = elapsed()
+                processed = await plugin.process(processed, context: call.context)
+                call.metrics.plugins += elapsed() - begun
+            }
+            result = CallAnswer.processed(processed, from: result, isStream: plan.isStream)
         }
         // Nothing ran since an attempt ended (no plugins): its reading is the end.
         call.metrics.total = (justAttempted && plugins.isEmpty ? call.last : elapsed()) - call.start
         let metrics = call.metrics
-        result = result.map { $0.with(metrics) }.mapError { $0.with(metrics) }
-        if let body = result.success?.body, !plugins.isEmpty {
+        result = result.map { $0.replacingHead($0.head.with(metrics)) }.mapError { $0.with(metrics) }
+        if case .success(.streamed(let streamed)) = result, !plugins.isEmpty {
             // A streamed response: the call ends with its body, and `didFinish` runs then, awaited
             // by the reader that meets the end (see BodyBuffer.onEnd).
-            let (plugins, context, elapsed, start, head) = (plugins, call.context, elapsed, call.start, result)
-            await body.buffer.onEnd { error in
+            let (plugins, context, elapsed, start) = (plugins, call.context, elapsed, call.start)
+            let head = Result<Response, CourierError>.success(streamed.head)
+            await streamed.body.buffer.onEnd { error in
                 var metrics = metrics
                 metrics.total = elapsed() - start
                 let outcome = error.map { Result<Response, CourierError>.failure($0.with(metrics)) } ?? head
@@ -234,8 +243,9 @@ extension Provider {
             }
             return result
         }
-        for plugin in plugins {
-            await plugin.didFinish(result, metrics: metrics, context: call.context)
+        if !plugins.isEmpty {
+            let finished = result.map { $0.head }
+            for plugin in plugins { await plugin.didFinish(finished, metrics: metrics, context: call.context) }
         }
         return result
     }
@@ -246,14 +256,14 @@ extension Provider {
     @inline(__always)
     private nonisolated func send(
         _ request: URLRequest, endpoint: Endpoint, plan: CallPlan
-    ) async -> (Result<Response, CourierError>, Exchanged) {
+    ) async -> (Result<CallAnswer, CourierError>, Exchanged) {
         let target = plan.target
         let deadline = plan.attemptTimeout
         // Asked on every attempt: a stub closure may answer differently from one to the next.
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
-        func exchangeWithin(download: URL?) async -> Result<Response, CourierError> {
+        func exchangeWithin(download: URL?) async -> Result<CallAnswer, CourierError> {
             guard let deadline else {
                 return await exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
             }
@@ -267,17 +277,17 @@ extension Provider {
             // same deadline and the stream's idle timeout: a server that stalls that body cannot
             // hold the call.
             let timer = deadlines
-            let refused: @Sendable () async -> Result<Response, CourierError> = {
+            let refused: @Sendable () async -> Result<CallAnswer, CourierError> = {
                 let result = await self.exchange(
                     request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil)
-                return await Self.collectingRefusedBody(
-                    Self.validate(result, for: target), limits: plan.limits, idleTimeout: idleTimeout, timer: timer)
+                return await Self.validateStream(
+                    result, for: target, limits: plan.limits, idleTimeout: idleTimeout, timer: timer)
             }
             guard let deadline else { return (await refused(), exchanged) }
             return (await within(deadline, refused), exchanged)
         }
         guard let destination = endpoint.task.downloadDestination else {
-            let result: Result<Response, CourierError>
+            let result: Result<CallAnswer, CourierError>
             if case .buffered = plan.mode, plan.deduplication != .disabled,
                 plan.deduplication.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
                 let key = InflightKey(request, task: endpoint.task)
@@ -286,9 +296,11 @@ extension Provider {
                 // (as if cancelled) and the shared exchange goes on for the others. The shared
                 // exchange has none of its own: it ends when the last caller leaves.
                 let waiter = InflightWaiter()
+                // A shared exchange is never a stream: callers share the whole response.
                 result = await shared(key, waiter: waiter, deadline: deadline) {
                     await self.exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil)
-                }
+                        .map { $0.head }
+                }.map { .whole($0) }
                 if result.failure?.isCancellation == true {
                     // Cancelled: it has left (and cancelled the exchange if it was the last one)
                     // before it returns. (A caller whose deadline passed left on the actor already.)
@@ -304,11 +316,11 @@ extension Provider {
         // passes as the body completes, a cancel, a failure) it never stays behind.
         let temporary = TemporaryFiles.newDownloadURL()
         let result = await exchangeWithin(download: temporary)
-        let saved = Self.saveDownload(Self.validate(result, for: target), to: destination)
+        let saved = Self.saveDownload(Self.validate(result, for: target).map { $0.head }, to: destination)
         if saved.success?.fileURL != temporary {
             try? FileManager.default.removeItem(at: temporary)
         }
-        return (saved, exchanged)
+        return (saved.map { .whole($0) }, exchanged)
     }
 
     /// How an attempt was answered, for its metrics.
@@ -320,22 +332,27 @@ extension Provider {
     /// Runs `exchange` within `deadline`. A download that completes as the deadline passes is
     /// removed, not left behind.
     private nonisolated func within(
-        _ deadline: Duration, _ exchange: @escaping @Sendable () async -> Result<Response, CourierError>
-    ) async -> Result<Response, CourierError> {
+        _ deadline: Duration, _ exchange: @escaping @Sendable () async -> Result<CallAnswer, CourierError>
+    ) async -> Result<CallAnswer, CourierError> {
         await Deadline.run(
             within: deadline, timer: deadlines,
-            discarded: { response in
-                if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
-                response.body?.buffer.terminate()
+            discarded: { answer in
+                if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }
+                answer.discard()
             }, exchange)
     }
 
-    /// A streamed response whose status was refused: its body is read up to
+    /// Validates a streamed answer. A refused status: its body is read up to
     /// ``Limits/maxErrorBodyBytes`` into the error's response, and the transfer ends.
-    private static func collectingRefusedBody(
-        _ result: Result<Response, CourierError>, limits: Limits, idleTimeout: Duration?, timer: any DeadlineScheduling
-    ) async -> Result<Response, CourierError> {
-        guard case .failure(.statusCode(let head)) = result, let body = head.body else { return result }
+    private static func validateStream(
+        _ result: Result<CallAnswer, CourierError>, for target: Target, limits: Limits, idleTimeout: Duration?,
+        timer: any DeadlineScheduling
+    ) async -> Result<CallAnswer, CourierError> {
+        guard case .success(let answer) = result, !target.validation.accepts(answer.head.statusCode) else {
+            return result
+        }
+        guard case .streamed(let streamed) = answer else { return .failure(.statusCode(answer.head)) }
+        let (head, body) = (streamed.head, streamed.body)
         if let idleTimeout { body.buffer.setIdleTimeout(idleTimeout, timer: timer) }
         let limit = max(0, limits.maxErrorBodyBytes)
         var data = Data()
@@ -352,10 +369,10 @@ extension Provider {
     }
 
     private static func validate(
-        _ exchanged: Result<Response, CourierError>, for target: Target
-    ) -> Result<Response, CourierError> {
-        exchanged.flatMap { response in
-            target.validation.accepts(response.statusCode) ? .success(response) : .failure(.statusCode(response))
+        _ exchanged: Result<CallAnswer, CourierError>, for target: Target
+    ) -> Result<CallAnswer, CourierError> {
+        exchanged.flatMap { answer in
+            target.validation.accepts(answer.head.statusCode) ? .success(answer) : .failure(.statusCode(answer.head))
         }
     }
 
@@ -363,32 +380,41 @@ extension Provider {
     @inline(__always)
     nonisolated func exchangeDirect(  // Traffic control (27): Provider+Traffic's `exchange` wraps it
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
-    ) async -> Result<Response, CourierError> {
+    ) async -> Result<CallAnswer, CourierError> {
         do {
             // Sample responses too, so a test catches what the network would refuse.
             try RequestValidation.validateBody(of: request, task: endpoint.task, limits: plan.limits)
-            let response: Response
+            let response: CallAnswer
             switch behavior {
             case .never:
                 // Checked here whatever the transport does; stubs are checked on their own path.
                 try RequestValidation.validateDestination(request.url, limits: plan.limits)
+                // A stream is its own answer (issue 31) and goes past the HTTP cache.
+                if plan.isStream {
+                    response = try await transfer(
+                        request, task: endpoint.task, plan: plan, over: transport, download: nil, isSample: false)
+                    break
+                }
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
-                let bypass = download != nil || plan.isStream
+                let bypass = download != nil
                 // Traffic control (27): behind the cache, only what it sends takes a slot.
                 let admitted = cacheSendsItself(behavior: behavior, plan: plan, download: download)
                 let policy = plan.target.cachePolicy
-                response = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
+                let whole = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
                     guard admitted else {
                         return try await transfer(
                             request, task: endpoint.task, plan: plan, over: transport, download: download,
-                            isSample: false)
+                            isSample: false
+                        ).head
                     }
                     return try await trafficAdmitted(request, plan: plan) {
                         try await transfer(
                             request, task: endpoint.task, plan: plan, over: transport, download: download,
-                            isSample: false)
+                            isSample: false
+                        ).head
                     }
                 }
+                response = .whole(whole)
             case .immediate:
                 response = try await transfer(
                     request, task: endpoint.task, plan: plan,

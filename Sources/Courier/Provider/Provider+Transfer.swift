@@ -11,7 +11,7 @@ extension Provider {
     @inline(__always)
     nonisolated func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, plan: CallPlan, over transport: T, download: URL?, isSample: Bool
-    ) async throws -> Response {
+    ) async throws -> CallAnswer {
         var transfer = Transfer(request: request, target: plan.target.pluginTarget, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
@@ -52,12 +52,9 @@ extension Provider {
             progress.start(uploadLength: Self.uploadLength(of: transfer))
             transfer.progress = { progress.report($0) }
         }
-        guard plan.isStream else { return try await transport.send(transfer) }
-        // The head goes through the pipeline with its body attached; `Provider.stream` takes it off.
-        let streamed = try await transport.stream(transfer)
-        var head = streamed.head
-        head.body = streamed.body
-        return head
+        // Issue 31: a stream comes back as its own answer, head and body side by side.
+        guard plan.isStream else { return .whole(try await transport.send(transfer)) }
+        return .streamed(try await transport.stream(transfer))
     }
 
     /// The request body's length for progress: a file body's size as every transport checks it

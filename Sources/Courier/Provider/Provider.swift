@@ -91,8 +91,9 @@ public actor Provider<Target: TargetType> {
     var inflight: [InflightKey: InflightEntry] = [:]
     /// Numbers in-flight entries, so a late answer never reaches a newer entry with the same key.
     var nextInflightID: UInt64 = 0
-    /// Tests waiting until this many callers wait on shared requests (``waitForInflightWaiters(_:)``).
-    var waiterSignals: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Told the number of callers waiting on shared requests each time one joins: a seam for
+    /// tests, which wait on it instead of polling (Tests/CourierTests/Support). `nil`: nobody asks.
+    var inflightWaitersJoined: (@Sendable (Int) -> Void)?
 
     /// How many merged requests are in flight (entries in the de-duplication table), for tests and
     /// metrics. `0` when nothing is shared.
@@ -232,7 +233,7 @@ public actor Provider<Target: TargetType> {
     ///   ``CourierError/underlying(_:_:)`` for transport failures, and mapping or encoding errors
     ///   before anything is sent.
     public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
-        try await perform(plan(target, mode: .buffered)).get()
+        try await perform(plan(target, mode: .buffered)).get().head
     }
 
     /// Sends the request for `target` and returns as soon as the response head has arrived and
@@ -277,10 +278,14 @@ public actor Provider<Target: TargetType> {
         _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil, headers: [String: String]
     ) async throws(CourierError) -> ResponseStream {
         let plan = plan(target, mode: .stream(idleTimeout: idleTimeout), headers: headers)
-        var head = try await perform(plan).get()
-        // A plugin's `process` may answer with a response of its own: its data is the body then.
-        let body = head.body ?? ResponseBody(head.data)
-        head.body = nil
+        // Issue 31: a stream call answers a stream (CallAnswer.processed keeps it one).
+        let streamed: StreamedResponse
+        switch try await perform(plan).get() {
+        case .streamed(let answer): streamed = answer
+        // Not answered by the pipeline (it keeps a stream call's answer streamed); its data would be the body.
+        case .whole(let response): streamed = StreamedResponse(head: response, body: ResponseBody(response.data))
+        }
+        let (head, body) = (streamed.head, streamed.body)
         if let idleTimeout { body.buffer.setIdleTimeout(idleTimeout, timer: deadlines) }
         if let totalTimeout { body.buffer.setTotalTimeout(totalTimeout, timer: deadlines) }
         return ResponseStream(head: head, body: body, limits: plan.limits)
@@ -311,7 +316,7 @@ public actor Provider<Target: TargetType> {
         let reporter = ProgressReporter(continuation)
         let task = Task {
             switch await perform(plan(target, mode: .progress(reporter))) {
-            case .success(let response): reporter.finish(with: response)
+            case .success(let answer): reporter.finish(with: answer.head)
             case .failure(let error): reporter.fail(error)
             }
         }

@@ -40,7 +40,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// before the call ends (``Plugin/didFinish(_:metrics:context:)`` receives them).
     public internal(set) var metrics: RequestMetrics? {
         get { annotations?.metrics }
-        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: newValue, body: body) }
+        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: newValue) }
     }
 
     /// Metrics, kept out of line so that a response (and every `Result` holding one) stays two
@@ -48,13 +48,10 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     private final class Annotations: Sendable {
         let transferMetrics: TransferMetrics?
         let metrics: RequestMetrics?
-        /// For the head of a streamed response: its body, still arriving.
-        let body: ResponseBody?
 
-        init(transferMetrics: TransferMetrics?, metrics: RequestMetrics?, body: ResponseBody?) {
+        init(transferMetrics: TransferMetrics?, metrics: RequestMetrics?) {
             self.transferMetrics = transferMetrics
             self.metrics = metrics
-            self.body = body
         }
     }
 
@@ -97,7 +94,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         storage = Storage(
             statusCode: statusCode, data: data, request: request, head: .built(response), fileURL: fileURL,
             httpVersion: nil)
-        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
+        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil) }
     }
 
     /// Creates a response from a head as it came off the wire, for transports: ``response`` (the
@@ -125,7 +122,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         storage = Storage(
             statusCode: statusCode, data: data, request: request, head: .lazy(head), fileURL: fileURL,
             httpVersion: httpVersion)
-        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil, body: nil) }
+        if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil) }
     }
 
     /// A sample (stub) answer without headers: the `HTTPURLResponse` (`HTTP/1.1`, no header fields)
@@ -168,13 +165,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// if it did.
     public var transferMetrics: TransferMetrics? {
         get { annotations?.transferMetrics }
-        set { annotations = Annotations(transferMetrics: newValue, metrics: metrics, body: body) }
-    }
-
-    /// For the head of a streamed response inside the pipeline: the body that follows it.
-    var body: ResponseBody? {
-        get { annotations?.body }
-        set { annotations = Annotations(transferMetrics: transferMetrics, metrics: metrics, body: newValue) }
+        set { annotations = Annotations(transferMetrics: newValue, metrics: metrics) }
     }
 
     /// A copy saved at `fileURL` instead.

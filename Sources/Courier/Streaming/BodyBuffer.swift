@@ -305,6 +305,7 @@ final class BodyBuffer: Sendable {
     var isTerminated: Bool { state.withLock { $0.terminated } }
 
     /// Bytes held in memory now (the rest of the backlog is on disk).
+    /// Test-only, kept: it reads the locked state, which no seam outside the type can reach.
     var bytesInMemory: Int { state.withLock { $0.memoryBytes } }
 
     /// Bytes written so far.

@@ -13,7 +13,7 @@ extension Provider {
     @inline(__always)
     nonisolated func exchange(
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
-    ) async -> Result<Response, CourierError> {
+    ) async -> Result<CallAnswer, CourierError> {
         guard let trafficControl, !cacheSendsItself(behavior: behavior, plan: plan, download: download) else {
             return await exchangeDirect(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
         }
@@ -27,10 +27,10 @@ extension Provider {
         TrafficWaits.current?.add(admission)
         let result = await exchangeDirect(
             request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
-        if let response = result.success {
-            trafficControl.observe(response, host: host)
-            if let body = response.body {
-                await body.buffer.onEnd { _ in trafficControl.release(admission) }
+        if let answer = result.success {
+            trafficControl.observe(answer.head, host: host)
+            if case .streamed(let streamed) = answer {
+                await streamed.body.buffer.onEnd { _ in trafficControl.release(admission) }
                 return result
             }
         }
@@ -65,11 +65,8 @@ extension Provider {
             throw error
         }
         trafficControl.observe(response, host: host)
-        if let body = response.body {
-            await body.buffer.onEnd { _ in trafficControl.release(admission) }
-        } else {
-            trafficControl.release(admission)
-        }
+        // A stream never goes through the cache (issue 31: streams are their own answer).
+        trafficControl.release(admission)
         return response
     }
 }

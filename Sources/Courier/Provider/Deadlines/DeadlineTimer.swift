@@ -54,6 +54,7 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
     }
 
     /// Deadlines scheduled and neither fired nor cancelled.
+    /// Test-only, kept: it reads the locked table, which no seam outside the type can reach.
     var pendingCount: Int { state.withLock { $0.actions.count } }
 
     func cancel(_ id: UInt64) {

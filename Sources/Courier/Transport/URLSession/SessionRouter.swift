@@ -13,7 +13,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Entry: Sendable {
         let request: URLRequest
         /// The waiting request; `nil` from ``register`` until ``start``.
-        var continuation: CheckedContinuation<Response, any Error>?
+        var continuation: CheckedContinuation<CallAnswer, any Error>?
         /// Cancelled before ``start``: the task must not start.
         var cancelledEarly = false
         let limits: Limits
@@ -85,7 +85,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// Installs the waiting continuation. Returns `nil` when the task may start; otherwise the
     /// transfer ended before it started (cancelled, or aborted by its upload watcher), is forgotten,
     /// and the error returned is its answer: the task must not start.
-    func start(_ task: URLSessionTask, continuation: CheckedContinuation<Response, any Error>) -> (any Error)? {
+    func start(_ task: URLSessionTask, continuation: CheckedContinuation<CallAnswer, any Error>) -> (any Error)? {
         entries.withLock { entries -> (any Error)? in
             guard var entry = entries[task.taskIdentifier] else { return CancellationError() }
             if entry.cancelledEarly || entry.failure != nil {
@@ -103,7 +103,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// does not wait for FoundationNetworking to process the cancel and report back) and its task
     /// is cancelled; one not started yet is marked, so ``start`` refuses it.
     func cancel(_ task: URLSessionTask) {
-        let continuation: CheckedContinuation<Response, any Error>? = entries.withLock { entries in
+        let continuation: CheckedContinuation<CallAnswer, any Error>? = entries.withLock { entries in
             guard var entry = entries[task.taskIdentifier] else { return nil }
             guard let continuation = entry.continuation else {
                 entry.cancelledEarly = true
@@ -192,7 +192,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         // A streamed response is handed over with its head; the body follows. (Answered inline:
         // FoundationNetworking takes the answer on its own queue without waiting for it.)
-        let head = entries.withLock { entries -> (CheckedContinuation<Response, any Error>, Response)? in
+        let head = entries.withLock { entries -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
                 entry.metrics.responseStart = entry.elapsed?()
                 guard let stream = entry.stream, !entry.headDelivered, entry.failure == nil,
@@ -202,11 +202,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 // here too; its head is handed over like any other, and the transport decides.
                 entry.headDelivered = true
                 entry.continuation = nil
-                var head = Response(
+                // Issue 31: the head and its body, side by side.
+                let head = Response(
                     statusCode: http.statusCode, data: Data(), request: entry.request, response: http,
                     transferMetrics: entry.metrics)
-                head.body = ResponseBody(buffer: stream)
-                return (continuation, head)
+                return (continuation, .streamed(StreamedResponse(head: head, body: ResponseBody(buffer: stream))))
             } ?? nil
         }
         completionHandler(.allow)
@@ -383,7 +383,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private func answer(_ entry: Entry, with result: Result<Response, any Error>) {
         // Released after the result is built, so the waiting task's `synchronize()` orders it.
         entries.withLock { _ in }
-        entry.continuation?.resume(with: result)
+        entry.continuation?.resume(with: result.map { .whole($0) })
     }
 
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {

@@ -87,7 +87,7 @@ public final class URLSessionTransport: Transport {
     /// response carries ``Response/transferMetrics``: bytes each way, the redirects followed and
     /// when the final head arrived.
     public func send(_ transfer: Transfer) async throws -> Response {
-        try await exchange(transfer, streaming: false)
+        try await exchange(transfer, streaming: false).head
     }
 
     /// Runs a transfer and returns when the response head arrives; the body follows through the
@@ -98,32 +98,34 @@ public final class URLSessionTransport: Transport {
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
         var transfer = transfer
         transfer.destination = .memory
-        var head = try await exchange(transfer, streaming: true)
-        // Without a streamed body (a refused authentication challenge answers with the whole
-        // response), the body is what arrived.
-        let body = head.body ?? ResponseBody(head.data)
-        head.body = nil
-        return StreamedResponse(head: head, body: body)
+        switch try await exchange(transfer, streaming: true) {
+        case .streamed(let streamed):
+            return streamed
+        case .whole(let response):
+            // A refused authentication challenge answers with the whole response: the body is what
+            // arrived.
+            return StreamedResponse(head: response, body: ResponseBody(response.data))
+        }
     }
 
     /// Sends the transfer and follows redirects by Courier's rules, one hop per task, up to the
     /// answer. The one redirect decision is ``Transfer/following(redirect:redirects:)``, as in
     /// every transport; the session delegate refuses every redirect (see SessionRouter).
-    private func exchange(_ transfer: Transfer, streaming: Bool) async throws -> Response {
+    private func exchange(_ transfer: Transfer, streaming: Bool) async throws -> CallAnswer {
         var current = transfer
         var redirects = 0
         while true {
-            let response = try await sendOnce(current, redirects: redirects, streaming: streaming)
+            let answer = try await sendOnce(current, redirects: redirects, streaming: streaming)
             let next: Transfer?
             do {
-                next = try current.following(redirect: response, redirects: redirects)
+                next = try current.following(redirect: answer.head, redirects: redirects)
             } catch {
-                Self.discard(response)
+                Self.discard(answer)
                 throw error
             }
-            guard let next else { return response }
+            guard let next else { return answer }
             // The redirect's own body is not wanted: its transfer ends here.
-            Self.discard(response)
+            Self.discard(answer)
             redirects += 1
             current = next
         }
@@ -131,12 +133,12 @@ public final class URLSessionTransport: Transport {
 
     /// Ends what a redirect response left: its streamed body, or its file (the next hop writes
     /// the destination anew).
-    private static func discard(_ response: Response) {
-        response.body?.buffer.terminate()
-        if let file = response.fileURL { try? FileManager.default.removeItem(at: file) }
+    private static func discard(_ answer: CallAnswer) {
+        answer.discard()
+        if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }
     }
 
-    private func sendOnce(_ transfer: Transfer, redirects: Int, streaming: Bool) async throws -> Response {
+    private func sendOnce(_ transfer: Transfer, redirects: Int, streaming: Bool) async throws -> CallAnswer {
         // Checked on every hop: nothing goes to a scheme that is not allowed (FoundationNetworking
         // would speak FTP, then trap).
         try transfer.checkDestination()
