@@ -164,7 +164,8 @@ public final class URLSessionTransport: Transport {
         let sent = uploadSize.map { Int64($0) } ?? Int64(transfer.request.httpBody?.count ?? 0)
         router.register(
             task, request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
-            metrics: TransferMetrics(bytesSent: sent, redirects: redirects), elapsed: transfer.elapsed, stream: stream)
+            metrics: TransferMetrics(bytesSent: sent, redirects: redirects), elapsed: transfer.elapsed, stream: stream,
+            headArrived: transfer.downloadHeadArrived)
         // See SessionRouter.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the
@@ -192,7 +193,8 @@ public final class URLSessionTransport: Transport {
                 router.cancel(task)
             }
         } catch {
-            if case .file(let url) = transfer.destination {
+            // Durable downloads (27): a download the provider may resume keeps its file.
+            if case .file(let url) = transfer.destination, transfer.downloadHeadArrived == nil {
                 try? FileManager.default.removeItem(at: url)
             }
             throw error

@@ -167,6 +167,7 @@ public struct AsyncHTTPClientTransport: Transport {
             }
             let responseStart = current.elapsed?()
             let head = try Self.head(of: response, request: current.request)
+            current.downloadHeadArrived?(head)  // Durable downloads (27)
             guard let next = try current.following(redirect: head, redirects: redirects) else {
                 return Exchange(
                     transfer: current, response: response, head: head, redirects: redirects,
