@@ -76,7 +76,9 @@ public final class URLSessionTransport: Transport {
 
     /// Runs a transfer, streaming both ways: a file body is uploaded from the file, a file
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
-    /// bytes move. On failure or cancellation a partly written destination file is removed.
+    /// bytes move. On failure or cancellation a partly written destination file is removed, unless
+    /// ``Transfer/downloadHeadArrived`` is set: then a transfer that breaks off keeps every byte
+    /// that arrived, for the provider to resume from.
     ///
     /// The transfer's ``Transfer/limits`` hold while the body arrives: a body larger than allowed
     /// (after decompression), or one that decompresses beyond the ratio, ends the request with
