@@ -60,4 +60,27 @@ import Testing
         #expect(try PartialDownloads.append(rest, to: entry, limit: 15) == 15)
         #expect(try Data(contentsOf: entry.file).count == 15)
     }
+
+    struct Stubbed: TargetType {
+        var file: URL
+        var baseURL: URL { URL(string: "https://example.invalid")! }
+        var path: String { "file" }
+        var headers: [String: String] { [:] }
+        var task: HTTPTask { .download(.custom(options: [.removePreviousFile]) { [file] _, _ in file }) }
+        var sampleData: Data { Data("whole".utf8) }
+        var downloadResumption: DownloadResumption { .enabled(id: "stubbed") }
+    }
+
+    @Test func aStubbedDownloadNeverResumes() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("stubbed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let provider = Provider<Stubbed>(stubClosure: Provider.immediatelyStub)
+        let entry = try #require(provider.partialDownloads.adopt(try Self.segment(3), offer: Self.offer(3)))
+        provider.partialDownloads.checkIn("stubbed", entry)
+        let response = try await provider.request(Stubbed(file: file))
+        #expect(response.request?.value(forHTTPHeaderField: "Range") == nil)
+        #expect(try Data(contentsOf: file) == Data("whole".utf8))
+        // The kept bytes are untouched: a stub is not the server they came from.
+        #expect(provider.partialDownloads.count == 1)
+    }
 }
