@@ -45,13 +45,14 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /sse                     Server-Sent Events written in pieces that split lines and CRLFs, with
                            comments and retry; ends (close) in the middle of a last event
   /sse-drop                the same events, chunked, then the connection closed mid-chunk
-  /resumable?n=BYTES&v=V&id=ID&cut=P&bad=B&tag=T
+  /resumable?n=BYTES&v=V&id=ID&cut=P&bad=B&tag=T&rcut=R
                            a file of BYTES bytes (content and ETag "vV-BYTES" from V, or "T") that honours
                            Range: bytes=N- and If-Range (ETag): 206 for the rest, 416 past the end,
                            200 when If-Range does not match. A 200 drops the connection after P %
                            of its body (default 60; 0: whole). B makes every 206 hostile: "start"
                            (a Content-Range starting a byte late), "garbage" (an unreadable one),
-                           "etag" (another ETag). Each request is logged under ID
+                           "etag" (another ETag). rcut=R drops the first 206 (the one that starts
+                           at the 200's cut) after R % of its body. Each request is logged under ID
   /resumable-log?id=ID     [{"range", "ifRange", "status", "sent", "query"}] for that ID
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
   /stream-closed?id=ID&wait=S
@@ -221,10 +222,12 @@ class Handler(socketserver.StreamRequestHandler):
             first = start + 1 if bad == "start" else start
             content_range = "bytes x-y/z" if bad == "garbage" else f"bytes {first}-{size - 1}/{size}"
             tag = '"changed"' if bad == "etag" else etag
-            entry.update(status=206, sent=len(body))
+            rcut = int(self.query.get("rcut", "0"))
+            sent = len(body) * rcut // 100 if 0 < rcut < 100 and start < size * cut // 100 + 1 else len(body)
+            entry.update(status=206, sent=sent)
             head = (f"HTTP/1.1 206 Partial Content\r\nContent-Length: {len(body)}\r\nContent-Range: {content_range}"
                     f"\r\nETag: {tag}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n\r\n")
-            payload = head.encode() + body
+            payload = head.encode() + body[:sent]
         else:
             sent = size * cut // 100 if 0 < cut < 100 else size
             entry.update(status=200, sent=sent)

@@ -92,6 +92,27 @@ struct IntegrationResumeTests {
         #expect(provider.partialDownloads.count == 0)
     }
 
+    @Test func aResumedAttemptThatBreaksOffTooKeepsItsBytes() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        var policy = Self.retrying
+        policy.maxAttempts = 3
+        let response = try await provider.request(
+            Resumable(
+                query: "n=\(Self.size)&v=1&rcut=50&id=\(id)", file: folder.file, resumption: .enabled(),
+                retryPolicy: policy))
+        #expect(response.metrics?.attempts.count == 3)
+        let rest = Int64(Self.size) - Self.cut
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206, 206])
+        // The second attempt's half of the rest was appended; the third asked for what was left.
+        #expect(log.map(\.range) == [nil, "bytes=\(Self.cut)-", "bytes=\(Self.cut + rest / 2)-"])
+        #expect(response.metrics?.attempts.last?.transfer?.bytesReceived == rest - rest / 2)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        #expect(provider.partialDownloads.count == 0)
+    }
+
     @Test func aLaterCallResumesFromAFreshURLWithProgressFromTheBytesOnDisk() async throws {
         let folder = Folder()
         let id = UUID().uuidString
