@@ -45,6 +45,15 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /sse                     Server-Sent Events written in pieces that split lines and CRLFs, with
                            comments and retry; ends (close) in the middle of a last event
   /sse-drop                the same events, chunked, then the connection closed mid-chunk
+  /resumable?n=BYTES&v=V&id=ID&cut=P&bad=B&tag=T&rcut=R
+                           a file of BYTES bytes (content and ETag "vV-BYTES" from V, or "T") that honours
+                           Range: bytes=N- and If-Range (ETag): 206 for the rest, 416 past the end,
+                           200 when If-Range does not match. A 200 drops the connection after P %
+                           of its body (default 60; 0: whole). B makes every 206 hostile: "start"
+                           (a Content-Range starting a byte late), "garbage" (an unreadable one),
+                           "etag" (another ETag). rcut=R drops the first 206 (the one that starts
+                           at the 200's cut) after R % of its body. Each request is logged under ID
+  /resumable-log?id=ID     [{"range", "ifRange", "status", "sent", "query"}] for that ID
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
   /stream-closed?id=ID&wait=S
                            {"closed": true|false, "state": "writing"|"closed"|"expired"|"unknown",
@@ -53,6 +62,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            after WATCH s without seeing the client close
 """
 import gzip
+import hashlib
 import json
 import socket
 import socketserver
@@ -72,6 +82,10 @@ WATCHED = threading.Condition()
 # /cache requests by id: {"requests": N, "conditional": C, "notModified": M}, guarded by CACHE_LOCK.
 CACHE_COUNTS = {}
 CACHE_LOCK = threading.Lock()
+# /resumable: contents by (size, version), and each request by id, guarded by RESUME_LOCK.
+RESUME_FILES = {}
+RESUME_LOG = {}
+RESUME_LOCK = threading.Lock()
 SSE_PIECES = [
     b": hello\r", b"\n", b"retry: 1500\r\n", b"id: 1\r\ndata: fir", b"st\r\n\r", b"\nevent: update\ndata: {\"n\":",
     b"2}\n", b"\n: ping\n\n", b"data: unterminated",
@@ -177,6 +191,53 @@ class Handler(socketserver.StreamRequestHandler):
             return
         body = f"{kind} {serial}".encode()
         self.send((head + f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1") + body)
+
+    def resumable(self, request_headers):
+        size = min(int(self.query.get("n", "0")), 64 << 20)
+        version = self.query.get("v", "1")
+        cut = int(self.query.get("cut", "60"))
+        bad = self.query.get("bad", "")
+        with RESUME_LOCK:
+            content = RESUME_FILES.get((size, version))
+            if content is None:
+                blocks = (hashlib.sha256(f"{version}-{k}".encode()).digest() for k in range(size // 32 + 1))
+                content = b"".join(blocks)[:size]
+                RESUME_FILES[(size, version)] = content
+        etag = f'"{self.query["tag"]}"' if "tag" in self.query else f'"v{version}-{size}"'
+        lower = {name.lower(): value for name, value in request_headers.items()}
+        asked = lower.get("range", "")
+        if_range = lower.get("if-range")
+        start = None
+        if asked.startswith("bytes=") and asked.endswith("-") and asked[6:-1].isdigit():
+            start = int(asked[6:-1])
+        if start is not None and if_range is not None and if_range != etag:
+            start = None  # the entity changed: the whole of it
+        entry = {"range": asked or None, "ifRange": if_range, "query": self.query}
+        if start is not None and start >= size:
+            entry.update(status=416, sent=0)
+            head = f"HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */{size}\r\nContent-Length: 0\r\n"
+            payload = (head + "Connection: close\r\n\r\n").encode()
+        elif start is not None:
+            body = content[start:]
+            first = start + 1 if bad == "start" else start
+            content_range = "bytes x-y/z" if bad == "garbage" else f"bytes {first}-{size - 1}/{size}"
+            tag = '"changed"' if bad == "etag" else etag
+            rcut = int(self.query.get("rcut", "0"))
+            sent = len(body) * rcut // 100 if 0 < rcut < 100 and start < size * cut // 100 + 1 else len(body)
+            entry.update(status=206, sent=sent)
+            head = (f"HTTP/1.1 206 Partial Content\r\nContent-Length: {len(body)}\r\nContent-Range: {content_range}"
+                    f"\r\nETag: {tag}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n\r\n")
+            payload = head.encode() + body[:sent]
+        else:
+            sent = size * cut // 100 if 0 < cut < 100 else size
+            entry.update(status=200, sent=sent)
+            head = (f"HTTP/1.1 200 OK\r\nContent-Length: {size}\r\nETag: {etag}\r\nAccept-Ranges: bytes"
+                    f"\r\nConnection: close\r\n\r\n")
+            payload = head.encode() + content[:sent]
+        # Logged before it is sent: a client that has its answer finds it in the log.
+        with RESUME_LOCK:
+            RESUME_LOG.setdefault(self.query.get("id", ""), []).append(entry)
+        self.send(payload)
 
     def handle(self):
         method, path, headers, body = self.read_request()
@@ -314,6 +375,12 @@ class Handler(socketserver.StreamRequestHandler):
                 counts = dict(CACHE_COUNTS.get(self.query.get("id", ""), {}))
             payload = {key: counts.get(key, 0) for key in ("requests", "conditional", "notModified")}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
+        elif path == "/resumable":
+            self.resumable(headers)
+        elif path == "/resumable-log":
+            with RESUME_LOCK:
+                log = list(RESUME_LOG.get(self.query.get("id", ""), []))
+            self.answer("200 OK", json.dumps(log).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])

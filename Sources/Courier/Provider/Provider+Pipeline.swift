@@ -263,7 +263,7 @@ extension Provider {
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
-        func exchangeWithin(download: URL?) async -> Result<CallAnswer, CourierError> {
+        func exchangeWithin(_ request: URLRequest = request, download: URL?) async -> Result<CallAnswer, CourierError> {
             guard let deadline else {
                 return await exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
             }
@@ -311,6 +311,15 @@ extension Provider {
                 result = await exchangeWithin(download: nil)
             }
             return (Self.validate(result, for: target), exchanged)
+        }
+        // Durable downloads (27): a target that resumes keeps its partial file between exchanges.
+        let resumption = plan.target.downloadResumption
+        if resumption.isEnabled, behavior == .never {
+            let result = await resumingDownload(request, resumption: resumption, limits: plan.limits) {
+                await exchangeWithin($0, download: $1).map { $0.head }
+            }
+            let validated = Self.validate(result.map { .whole($0) }, for: target).map { $0.head }
+            return (Self.saveDownload(validated, to: destination).map { .whole($0) }, exchanged)
         }
         // The temporary file is named here, so that whatever ends the exchange (a deadline that
         // passes as the body completes, a cancel, a failure) it never stays behind.

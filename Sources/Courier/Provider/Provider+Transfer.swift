@@ -47,10 +47,14 @@ extension Provider {
         try RequestValidation.validateContentLength(
             of: transfer.request, file: transfer.body.fileURL.map { ($0, try? transfer.fileBodySize()) })
         if let download { transfer.destination = .file(download) }
+        // Durable downloads (27): the transport reports the head and keeps what arrived.
+        let resume = download == nil || isSample ? nil : ResumeAttempt.current
+        if let resume { transfer.downloadHeadArrived = { resume.headArrived($0) } }
         // A sample answer reports no bytes: its progress is the one completed event, as in Moya.
         if let progress = plan.progress, !isSample {
             progress.start(uploadLength: Self.uploadLength(of: transfer))
-            transfer.progress = { progress.report($0) }
+            let report: @Sendable (TransferProgress) -> Void = { progress.report($0) }
+            transfer.progress = resume?.progress(report) ?? report
         }
         // Issue 31: a stream comes back as its own answer, head and body side by side.
         guard plan.isStream else { return .whole(try await transport.send(transfer)) }

@@ -84,6 +84,8 @@ public actor Provider<Target: TargetType> {
     nonisolated let trafficControl: TrafficController?
     /// Traffic control (27): the limits on requests in flight (see <doc:Traffic>). `nil`: none.
     public nonisolated var traffic: TrafficPolicy? { trafficControl?.policy }
+    /// Durable downloads (27): the partial files kept for downloads that resume.
+    nonisolated let partialDownloads = PartialDownloads()
 
     /// Requests in flight that others may join, by their prepared request. Only the actor touches
     /// it: joining, completing and leaving are each one step on the actor, so no caller can slip

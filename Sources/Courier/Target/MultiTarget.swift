@@ -43,6 +43,7 @@ public enum MultiTarget: TargetType {
     public var retryPolicy: RetryPolicy? { target.retryPolicy }
     public var cachePolicy: CachePolicy { target.cachePolicy }  // HTTP cache (issue 26)
     public var traffic: TrafficClass { target.traffic }
+    public var downloadResumption: DownloadResumption { target.downloadResumption }  // Durable downloads (27)
 }
 
 extension TargetType {

@@ -86,6 +86,9 @@ public protocol TargetType: Sendable {
     /// This target's priority and weight in the provider's traffic control (``TrafficPolicy``).
     /// Default: ``TrafficClass/normal``.
     var traffic: TrafficClass { get }
+    /// Whether a download of this target resumes where it stopped (durable downloads, issue 27).
+    /// Default: ``DownloadResumption/disabled``.
+    var downloadResumption: DownloadResumption { get }
 }
 
 extension TargetType {
@@ -102,4 +105,5 @@ extension TargetType {
     public var deduplication: Deduplication? { nil }
     public var retryPolicy: RetryPolicy? { nil }
     public var cachePolicy: CachePolicy { .protocolRules }  // HTTP cache (issue 26)
+    public var downloadResumption: DownloadResumption { .disabled }  // Durable downloads (27)
 }

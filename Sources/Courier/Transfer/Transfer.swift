@@ -50,6 +50,13 @@ public struct Transfer: Sendable {
     /// Whether this is answered by a sample response (a stub): nothing goes on the wire, so the
     /// destination's scheme is not checked.
     var isSample = false
+    /// Durable downloads (issue 27): set by the provider for a download it may resume. A transport
+    /// calls it with each response head as it arrives, before the body, and then keeps the
+    /// destination file of a transfer that fails, written up to the last byte that arrived (the
+    /// provider resumes from it and removes it). `nil` (the default): nobody resumes, and a failed
+    /// transfer's file is removed. A transport that ignores it is still correct: its downloads
+    /// start over.
+    public var downloadHeadArrived: (@Sendable (Response) -> Void)?
 
     /// Creates a transfer.
     public init(

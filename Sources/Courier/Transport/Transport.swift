@@ -63,7 +63,8 @@ import Foundation
 /// 5. **Body**: into memory or into the destination file (``Transfer/destination``), counted
 ///    against ``Transfer/limits`` as it arrives (after decompression), reporting
 ///    ``TransferProgress/received(bytes:)``. A file left by a failed or cancelled transfer is
-///    removed.
+///    removed, unless ``Transfer/downloadHeadArrived`` is set (a download the provider may
+///    resume): then each head is reported to it, and the file keeps every byte that arrived.
 /// 6. **Answer**: return HTTP error statuses as responses (validation is the provider's job),
 ///    with ``Response/transferMetrics`` (bytes, redirects followed, response start). A value the
 ///    transport does not know stays `nil`: the provider never reads a guess as a measurement.

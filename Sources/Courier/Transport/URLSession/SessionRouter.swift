@@ -43,6 +43,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var cancelIssued = false
         /// Issue 28 (connection details): the task's metrics, when URLSession reported them.
         var taskMetrics: TransferMetrics?
+        /// Durable downloads (27): told each head; the file of a transfer that breaks off is kept.
+        var headArrived: (@Sendable (Response) -> Void)?
     }
 
     /// Every transfer from ``register`` until FoundationNetworking delivers its end
@@ -73,12 +75,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     func register(
         _ task: URLSessionTask, request: URLRequest, file: FileSink?,
         progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, metrics: TransferMetrics,
-        elapsed: (@Sendable () -> Duration)?, stream: BodyBuffer? = nil
+        elapsed: (@Sendable () -> Duration)?, stream: BodyBuffer? = nil,
+        headArrived: (@Sendable (Response) -> Void)? = nil  // Durable downloads (27)
     ) {
         entries.withLock {
             $0[task.taskIdentifier] = Entry(
                 request: request, limits: limits, file: file, progress: progress, metrics: metrics, elapsed: elapsed,
-                stream: stream)
+                stream: stream, headArrived: headArrived)
         }
     }
 
@@ -192,9 +195,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     ) {
         // A streamed response is handed over with its head; the body follows. (Answered inline:
         // FoundationNetworking takes the answer on its own queue without waiting for it.)
+        var arrived: (@Sendable (Response) -> Void, URLRequest)?  // Durable downloads (27)
         let head = entries.withLock { entries -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
                 entry.metrics.responseStart = entry.elapsed?()
+                arrived = entry.headArrived.map { ($0, entry.request) }
                 guard let stream = entry.stream, !entry.headDelivered, entry.failure == nil,
                     let continuation = entry.continuation, let http = response as? HTTPURLResponse
                 else { return nil }
@@ -208,6 +213,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     transferMetrics: entry.metrics)
                 return (continuation, .streamed(StreamedResponse(head: head, body: ResponseBody(buffer: stream))))
             } ?? nil
+        }
+        if let (headArrived, request) = arrived, let http = response as? HTTPURLResponse {
+            headArrived(Response(statusCode: http.statusCode, data: Data(), request: request, response: http))
         }
         completionHandler(.allow)
         if let (continuation, head) = head {
@@ -367,6 +375,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         if let file = entry.file {
+            // Durable downloads (27): a transfer that broke off keeps every byte that arrived,
+            // written before it is answered.
+            if entry.headArrived != nil, entry.failure == nil, error != nil {
+                file.finish { [self] _ in answer(entry, with: outcome(of: entry, task: task, error: error)) }
+                return
+            }
             guard entry.failure == nil, error == nil else {
                 file.discard()
                 return answer(entry, with: outcome(of: entry, task: task, error: error))

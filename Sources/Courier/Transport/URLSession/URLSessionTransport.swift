@@ -76,7 +76,9 @@ public final class URLSessionTransport: Transport {
 
     /// Runs a transfer, streaming both ways: a file body is uploaded from the file, a file
     /// destination is written chunk by chunk as the response arrives, and progress is reported as
-    /// bytes move. On failure or cancellation a partly written destination file is removed.
+    /// bytes move. On failure or cancellation a partly written destination file is removed, unless
+    /// ``Transfer/downloadHeadArrived`` is set: then a transfer that breaks off keeps every byte
+    /// that arrived, for the provider to resume from.
     ///
     /// The transfer's ``Transfer/limits`` hold while the body arrives: a body larger than allowed
     /// (after decompression), or one that decompresses beyond the ratio, ends the request with
@@ -166,7 +168,8 @@ public final class URLSessionTransport: Transport {
         let sent = uploadSize.map { Int64($0) } ?? Int64(transfer.request.httpBody?.count ?? 0)
         router.register(
             task, request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
-            metrics: TransferMetrics(bytesSent: sent, redirects: redirects), elapsed: transfer.elapsed, stream: stream)
+            metrics: TransferMetrics(bytesSent: sent, redirects: redirects), elapsed: transfer.elapsed, stream: stream,
+            headArrived: transfer.downloadHeadArrived)
         // See SessionRouter.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the
@@ -194,7 +197,8 @@ public final class URLSessionTransport: Transport {
                 router.cancel(task)
             }
         } catch {
-            if case .file(let url) = transfer.destination {
+            // Durable downloads (27): a download the provider may resume keeps its file.
+            if case .file(let url) = transfer.destination, transfer.downloadHeadArrived == nil {
                 try? FileManager.default.removeItem(at: url)
             }
             throw error

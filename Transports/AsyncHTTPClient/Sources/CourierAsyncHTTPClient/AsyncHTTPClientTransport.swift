@@ -131,7 +131,8 @@ public struct AsyncHTTPClientTransport: Transport {
     /// Runs a transfer, streaming both ways: a file body is read from disk as it is sent, a file
     /// destination is written as the response arrives (the socket is read no faster than the
     /// disk writes), and progress is reported as bytes move. On failure or cancellation a partly
-    /// written destination file is removed. Limits hold while the body arrives.
+    /// written destination file is removed, unless ``Courier/Transfer/downloadHeadArrived`` is set
+    /// (the provider resumes from it). Limits hold while the body arrives.
     public func send(_ transfer: Transfer) async throws -> Response {
         let exchange = try await open(transfer)
         switch transfer.destination {
@@ -167,6 +168,7 @@ public struct AsyncHTTPClientTransport: Transport {
             }
             let responseStart = current.elapsed?()
             let head = try Self.head(of: response, request: current.request)
+            current.downloadHeadArrived?(head)  // Durable downloads (27)
             guard let next = try current.following(redirect: head, redirects: redirects) else {
                 return Exchange(
                     transfer: current, response: response, head: head, redirects: redirects,

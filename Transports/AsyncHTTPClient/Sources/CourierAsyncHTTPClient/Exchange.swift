@@ -126,7 +126,8 @@ struct Exchange: Sendable {
             }
             return response(data: Data(), fileURL: url, received: received)
         } catch {
-            await file.remove()
+            // Durable downloads (27): a download the provider may resume keeps every byte written.
+            if transfer.downloadHeadArrived == nil { await file.remove() }
             throw error
         }
     }

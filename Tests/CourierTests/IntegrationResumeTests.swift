@@ -1,0 +1,221 @@
+import CourierTransportConformance
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Durable downloads (issue 27) against scripts/fault_server.py's `/resumable` (a file that
+/// honours `Range` and `If-Range`, whose whole answers break off at 60 %).
+@Suite(.enabled(if: FaultServer.isAvailable, "needs COURIER_FAULT_URL (run scripts/test)"), .timeLimit(.minutes(3)))
+struct IntegrationResumeTests {
+    static let size = 2 << 20
+    /// What a whole answer sends before it breaks off.
+    static let cut = Int64(size) * 60 / 100
+
+    struct Resumable: TargetType {
+        var query: String
+        var file: URL
+        var resumption: DownloadResumption
+        var retryPolicy: RetryPolicy? = nil
+        var baseURL: URL { FaultServer.baseURL ?? URL(string: "http://127.0.0.1:9")! }
+        var path: String { "resumable?\(query)" }
+        var headers: [String: String] { [:] }
+        var task: HTTPTask {
+            .download(.custom(options: [.createIntermediateDirectories, .removePreviousFile]) { [file] _, _ in file })
+        }
+        var validation: ValidationType { .successCodes }
+        var timeout: Duration? { .seconds(60) }
+        var downloadResumption: DownloadResumption { resumption }
+    }
+
+    struct LogEntry: Decodable {
+        var range: String?
+        var ifRange: String?
+        var status: Int
+        var sent: Int64
+        var query: [String: String]
+    }
+
+    /// A folder of the test's own, removed at the end.
+    final class Folder: Sendable {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)")
+        var file: URL { url.appendingPathComponent("download.bin") }
+        deinit { try? FileManager.default.removeItem(at: url) }
+    }
+
+    /// The retries a dropped connection gets: libcurl reports the cut as `.unknown`.
+    static var retrying: RetryPolicy {
+        RetryPolicy(
+            maxAttempts: 2, baseDelay: .zero, jitter: .none,
+            retryableErrors: RetryPolicy.defaultRetryableErrors.union([.unknown, .networkConnectionLost]))
+    }
+
+    /// The whole file, in one answer.
+    static func expected(version: String) async throws -> Data {
+        let whole = try await Provider<Fault>().request(
+            Fault(path: "resumable?n=\(size)&v=\(version)&cut=0&id=reference", timeout: .seconds(60)))
+        #expect(whole.data.count == size)
+        return whole.data
+    }
+
+    static func log(_ id: String) async throws -> [LogEntry] {
+        let response = try await Provider<Fault>().request(Fault(path: "resumable-log?id=\(id)"))
+        return try JSONDecoder().decode([LogEntry].self, from: response.data)
+    }
+
+    @Test func aRetryAsksOnlyForTheRestAndTheFileIsIdentical() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        let response = try await provider.request(
+            Resumable(
+                query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .enabled(),
+                retryPolicy: Self.retrying))
+        let attempts = try #require(response.metrics?.attempts)
+        #expect(attempts.count == 2)
+        #expect(response.statusCode == 206)
+        // The second attempt received only the rest.
+        #expect(attempts.last?.transfer?.bytesReceived == Int64(Self.size) - Self.cut)
+        let data = try Data(contentsOf: folder.file)
+        let expected = try await Self.expected(version: "1")
+        #expect(data == expected)
+        #expect(Checksums.crc32(Array(data)) == Checksums.crc32(Array(expected)))
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206])
+        #expect(log.last?.range == "bytes=\(Self.cut)-")
+        #expect(log.last?.ifRange == "\"v1-\(Self.size)\"")
+        #expect(log.last?.sent == Int64(Self.size) - Self.cut)
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func aResumedAttemptThatBreaksOffTooKeepsItsBytes() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        var policy = Self.retrying
+        policy.maxAttempts = 3
+        let response = try await provider.request(
+            Resumable(
+                query: "n=\(Self.size)&v=1&rcut=50&id=\(id)", file: folder.file, resumption: .enabled(),
+                retryPolicy: policy))
+        #expect(response.metrics?.attempts.count == 3)
+        let rest = Int64(Self.size) - Self.cut
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206, 206])
+        // The second attempt's half of the rest was appended; the third asked for what was left.
+        #expect(log.map(\.range) == [nil, "bytes=\(Self.cut)-", "bytes=\(Self.cut + rest / 2)-"])
+        #expect(response.metrics?.attempts.last?.transfer?.bytesReceived == rest - rest / 2)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func aLaterCallResumesFromAFreshURLWithProgressFromTheBytesOnDisk() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        let first = Resumable(
+            query: "n=\(Self.size)&v=1&id=\(id)&sig=1", file: folder.file, resumption: .enabled(id: id))
+        await #expect(throws: CourierError.self) { try await provider.request(first) }
+        #expect(provider.partialDownloads.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        // The signed URL expired: the hook gives another for the resumed attempt.
+        let fresh = Resumable(
+            query: "n=\(Self.size)&v=1&id=\(id)&sig=1", file: folder.file,
+            resumption: .enabled(id: id) { url in
+                URL(string: url.absoluteString.replacingOccurrences(of: "sig=1", with: "sig=2"))!
+            })
+        var firstDownload: ProgressEvent.Bytes?
+        var last: ProgressEvent?
+        for try await event in provider.requestWithProgress(fresh) {
+            if firstDownload == nil, let download = event.download, download.completed > 0 { firstDownload = download }
+            last = event
+        }
+        let response = try #require(last?.response)
+        #expect(response.metrics?.attempts.last?.transfer?.bytesReceived == Int64(Self.size) - Self.cut)
+        // Progress counts the bytes already on disk.
+        #expect((firstDownload?.completed ?? 0) > Self.cut)
+        #expect(firstDownload?.total == Int64(Self.size))
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206])
+        #expect(log.last?.query["sig"] == "2")
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func aChangedFileOnTheServerStartsOverCleanly() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        }
+        #expect(provider.partialDownloads.count == 1)
+        // Version 2 of the file, answered whole: If-Range no longer matches.
+        let response = try await provider.request(
+            Resumable(query: "n=\(Self.size)&v=2&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "2")))
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 200])
+        #expect(log.last?.ifRange == "\"v1-\(Self.size)\"")
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test(arguments: ["start", "garbage", "etag"])
+    func aHostile206StartsOverAndNeverCorruptsTheFile(bad: String) async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        }
+        let response = try await provider.request(
+            Resumable(
+                query: "n=\(Self.size)&v=1&cut=0&bad=\(bad)&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        let log = try await Self.log(id)
+        // The hostile 206 was dropped, and the file asked for again without Range.
+        #expect(log.map(\.status) == [200, 206, 200])
+        #expect(log.last?.range == nil)
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func aRangePastTheEndStartsOver() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&tag=same&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        }
+        // The same tag on a smaller file: the kept bytes reach past its end, and the server says 416.
+        let smaller = Int(Self.cut) - 1000
+        let response = try await provider.request(
+            Resumable(
+                query: "n=\(smaller)&tag=same&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: folder.file).count == smaller)
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 416, 200])
+        #expect(log.last?.range == nil)
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func withoutResumptionNothingIsKept() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        let target = Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .disabled)
+        await #expect(throws: CourierError.self) { try await provider.request(target) }
+        await #expect(throws: CourierError.self) { try await provider.request(target) }
+        #expect(provider.partialDownloads.count == 0)
+        #expect(try await Self.log(id).map(\.range) == [nil, nil])
+    }
+}
