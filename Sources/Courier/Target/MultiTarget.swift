@@ -43,6 +43,7 @@ public enum MultiTarget: TargetType {
     public var retryPolicy: RetryPolicy? { target.retryPolicy }
     public var cachePolicy: CachePolicy { target.cachePolicy }  // HTTP cache (issue 26)
     public var traffic: TrafficClass { target.traffic }
+    public var requestCompression: RequestCompression? { target.requestCompression }  // compressed uploads
 }
 
 extension TargetType {

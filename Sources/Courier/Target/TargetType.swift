@@ -86,6 +86,9 @@ public protocol TargetType: Sendable {
     /// This target's priority and weight in the provider's traffic control (``TrafficPolicy``).
     /// Default: ``TrafficClass/normal``.
     var traffic: TrafficClass { get }
+    /// Whether and how request bodies for this target are compressed (``RequestCompression``):
+    /// `.gzip` or `.deflate`, above a minimum size. Default: `nil`, sent as they are.
+    var requestCompression: RequestCompression? { get }  // compressed uploads
 }
 
 extension TargetType {
