@@ -121,7 +121,7 @@ class Handler(socketserver.StreamRequestHandler):
 
     def body_pieces(self, headers, length):
         """The request body in pieces, by Content-Length or chunked, without holding it whole."""
-        if headers.get("Transfer-Encoding", "").lower() == "chunked":
+        if headers.get("transfer-encoding", "").lower() == "chunked":
             while True:
                 size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16)
                 if size == 0:
@@ -147,7 +147,10 @@ class Handler(socketserver.StreamRequestHandler):
 
     def inflate_body(self, headers, length):
         """Inflates the body as it arrives: its SHA-256 and lengths, or the error."""
-        encoding = headers.get("Content-Encoding", "").strip().lower()
+        # Names in any case: a proxy in front (HTTP/2) passes them lowercase.
+        headers = {name.lower(): value for name, value in headers.items()}
+        length = int(headers.get("content-length", "0") or "0")
+        encoding = headers.get("content-encoding", "").strip().lower()
         bits = {"gzip": 31, "deflate": 15}.get(encoding)
         inflater = zlib.decompressobj(bits) if bits else None
         digest = hashlib.sha256()
