@@ -13,12 +13,12 @@ import Foundation
 
 /// The compressed uploads stage of the pipeline (``RequestCompression``): runs once per call, after
 /// the request mapping and before plugins' `prepare`, on the caller's task (never on the provider
-/// actor). A body in memory up to ``inlineLimit`` is compressed right there (well under a
-/// millisecond); anything larger, and every file or multipart body, on a thread of its own
+/// actor). A body in memory up to ``inlineLimit`` is compressed right there (about a
+/// millisecond of one core); anything larger, and every file or multipart body, on a thread of its own
 /// (``BlockingIO``), so the cooperative pool is never held for long.
 enum RequestCompressor {
     /// The largest in-memory body compressed on the caller's task.
-    static let inlineLimit = 64 << 10
+    static let inlineLimit = 16 << 10
     /// The bytes per DEFLATE block, and per read of a file body: memory while compressing is a
     /// few times this, whatever the body's size.
     static let chunkSize = 65_535
