@@ -96,9 +96,16 @@ enum RequestCompressor {
         } else {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "courier-compressed-\(UUID().uuidString).\(compression.coding.rawValue)")
-            compressedLength = try await offPool { isCancelled in
-                try Self.compress(
-                    source, length: length, into: file, coding: compression.coding, isCancelled: isCancelled)
+            do {
+                compressedLength = try await offPool { isCancelled in
+                    try Self.compress(
+                        source, length: length, into: file, coding: compression.coding, isCancelled: isCancelled)
+                }
+            } catch {
+                // Cancelled just as the work ended: the work's file is complete and nobody else's.
+                // (Cancelled earlier, the work sees it and removes the file itself.)
+                remove(file)
+                throw CourierError(error)
             }
             prepared.file = file
             prepared.request.httpBody = nil
