@@ -69,6 +69,8 @@ import Testing
         #expect(sent[2].body == Self.text)
         #expect(sent[2].request.value(forHTTPHeaderField: "Content-Encoding") == nil)
         #expect(RequestCompression.gzip.minimumBytes == RequestCompression.defaultMinimumBytes)
+        #expect(MultiTarget(Upload(task: .plain, requestCompression: .deflate)).requestCompression == .deflate)
+        #expect(TestAPI.plain.requestCompression == nil)
         #expect(RequestCompression(.deflate, minimumBytes: -5).minimumBytes == 0)
     }
 
