@@ -20,6 +20,10 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /redirect-307            307 to /echo (a POST must keep its body)
   /redirect-other-origin   302 to http://localhost:PORT/echo (credentials must be dropped)
   /echo                    {"method", "body", "headers"} of the request
+  /inflate                 inflates the request body as its Content-Encoding says (gzip, deflate = zlib; none: as
+                           is) while it reads it (any size, Content-Length or chunked), and answers
+                           {"encoding", "received", "length", "sha256"} (bytes on the wire, inflated bytes and
+                           their SHA-256); 400 with {"error"} when the body does not inflate
   /cache?kind=K&id=ID      hostile cache headers (HTTP cache tests), each request counted under ID;
                            a request whose If-None-Match names the current ETag gets a 304:
                            directives (50,000 Cache-Control directives, under 100 KiB), huge-line (a
@@ -70,6 +74,7 @@ import struct
 import sys
 import threading
 import time
+import zlib
 
 STALL = 10
 # How long a /stream-watch stream keeps writing: long enough that a client slowed down by a loaded
@@ -108,7 +113,10 @@ class Handler(socketserver.StreamRequestHandler):
             name, _, value = header.partition(":")
             headers[name.strip()] = value.strip()
         length = int(headers.get("Content-Length", "0") or "0")
-        if path.startswith("/slow-sink"):
+        if path.startswith("/inflate"):
+            self.inflated = self.inflate_body(headers, length)
+            body = b""
+        elif path.startswith("/slow-sink"):
             deadline = time.time() + STALL
             left = length
             while left > 0 and time.time() < deadline:
@@ -123,6 +131,60 @@ class Handler(socketserver.StreamRequestHandler):
         self.query = dict(
             pair.split("=", 1) for pair in (path.split("?", 1) + [""])[1].split("&") if "=" in pair)
         return method, path.split("?")[0], headers, body
+
+    def body_pieces(self, headers, length):
+        """The request body in pieces, by Content-Length or chunked, without holding it whole."""
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline(65536) not in (b"\r\n", b"\n", b""):
+                        pass
+                    return
+                left = size
+                while left > 0:
+                    piece = self.rfile.read(min(left, 1 << 16))
+                    if not piece:
+                        return
+                    left -= len(piece)
+                    yield piece
+                self.rfile.readline(16)
+        else:
+            left = length
+            while left > 0:
+                piece = self.rfile.read(min(left, 1 << 16))
+                if not piece:
+                    return
+                left -= len(piece)
+                yield piece
+
+    def inflate_body(self, headers, length):
+        """Inflates the body as it arrives: its SHA-256 and lengths, or the error."""
+        # Names in any case: a proxy in front (HTTP/2) passes them lowercase.
+        headers = {name.lower(): value for name, value in headers.items()}
+        length = int(headers.get("content-length", "0") or "0")
+        encoding = headers.get("content-encoding", "").strip().lower()
+        bits = {"gzip": 31, "deflate": 15}.get(encoding)
+        inflater = zlib.decompressobj(bits) if bits else None
+        digest = hashlib.sha256()
+        received = inflated = 0
+        try:
+            for piece in self.body_pieces(headers, length):
+                received += len(piece)
+                out = inflater.decompress(piece) if inflater else piece
+                inflated += len(out)
+                digest.update(out)
+            if inflater:
+                out = inflater.flush()
+                inflated += len(out)
+                digest.update(out)
+                if not inflater.eof:
+                    return {"error": "the compressed stream ends early", "received": received}
+                if inflater.unused_data:
+                    return {"error": "bytes after the end of the compressed stream", "received": received}
+        except zlib.error as error:
+            return {"error": str(error), "received": received}
+        return {"encoding": encoding or None, "received": received, "length": inflated, "sha256": digest.hexdigest()}
 
     def send(self, data):
         try:
@@ -381,6 +443,9 @@ class Handler(socketserver.StreamRequestHandler):
             with RESUME_LOCK:
                 log = list(RESUME_LOG.get(self.query.get("id", ""), []))
             self.answer("200 OK", json.dumps(log).encode(), [("Content-Type", "application/json")])
+        elif path == "/inflate":
+            status = "400 Bad Request" if "error" in self.inflated else "200 OK"
+            self.answer(status, json.dumps(self.inflated).encode(), [("Content-Type", "application/json")])
         elif path == "/echo":
             payload = {"method": method, "body": body.decode("latin-1"), "headers": headers}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])

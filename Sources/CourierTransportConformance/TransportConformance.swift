@@ -48,7 +48,7 @@ public struct ConformanceServers: Sendable {
 /// The behaviour every Courier `Transport` must have, as checks any transport can run:
 /// requests and bodies, uploads from files and downloads to files, progress, redirects by
 /// Courier's rules, limits and decompression, streamed responses, cancellation and deadlines,
-/// hostile server responses, cookies. `URLSessionTransport` and `AsyncHTTPClientTransport` both
+/// hostile server responses, cookies, compressed request bodies. `URLSessionTransport` and `AsyncHTTPClientTransport` both
 /// pass it; a transport of your own should too.
 ///
 /// Run it from a test target as one parameterized Swift Testing test, against the servers
@@ -99,7 +99,7 @@ public enum TransportConformance: Sendable {
     /// Every check.
     public static var checks: [Check] {
         requestChecks + transferChecks + redirectChecks + limitChecks + streamChecks + cancellationChecks
-            + faultChecks
+            + faultChecks + compressionChecks
     }
 
     /// The checks to run over HTTPS, against ``ConformanceServers/tlsFromEnvironment``: all of
@@ -155,6 +155,7 @@ struct Conformance: TargetType {
     var task: HTTPTask = .plain
     var headers: [String: String] = [:]
     var timeout: Duration? = .seconds(60)
+    var requestCompression: RequestCompression?  // compressed uploads
 }
 
 /// A folder of the check's own, removed with everything in it (it made all of it).

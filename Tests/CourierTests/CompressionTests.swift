@@ -33,6 +33,35 @@ import Testing
         #expect(notHalved.isEmpty, "compressible bodies that did not shrink by half: \(notHalved)")
     }
 
+    /// Random bytes cannot shrink: each block is stored instead, so the output is the input plus
+    /// at most 5 bytes per 65,535 and a byte of padding per block, plus the framing (gzip 18
+    /// bytes, zlib 6). Python's zlib inflates stored blocks in the test above (body 5).
+    @Test(arguments: [BodyCompressor.Coding.gzip, .deflate], [1 << 16, 1_000, 200_000])
+    func incompressibleBodiesGrowByAFewBytesPerBlock(coding: BodyCompressor.Coding, chunkSize: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let random = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let compressed = BodyCompressor.compress(random, coding: coding, chunkSize: chunkSize)
+        let chunks = (random.count + chunkSize - 1) / chunkSize
+        let storedBlocks = chunks * ((min(chunkSize, random.count) + 65_534) / 65_535)
+        let framing = coding == .gzip ? 18 : 6
+        // The last, empty block with the fixed codes: 10 bits, 2 bytes at most.
+        #expect(compressed.count <= random.count + 6 * storedBlocks + framing + 2, "\(compressed.count)")
+        // Stored blocks' lengths, as the decoder reads them: the first block's LEN after its header.
+        let headerLength = coding == .gzip ? 10 : 2
+        let first = min(chunkSize, 65_535, random.count)
+        #expect(compressed[headerLength + 1] == UInt8(first & 0xFF))
+        #expect(compressed[headerLength + 2] == UInt8(first >> 8))
+    }
+
+    @Test func storedBitsCountHeadersPaddingAndLengths() {
+        // 3 header bits at bit 0, padded to 8, then LEN and NLEN (32) and the bytes.
+        #expect(DeflateEncoder.storedBits(10, from: 0) == 8 + 32 + 80)
+        // From bit 6: 3 bits cross the byte, padding to the next (10 bits), then the rest.
+        #expect(DeflateEncoder.storedBits(10, from: 6) == 10 + 32 + 80)
+        // Two blocks for 65,536 bytes.
+        #expect(DeflateEncoder.storedBits(65_536, from: 0) == 8 + 32 + 65_535 * 8 + 8 + 32 + 8)
+    }
+
     /// Compresses every body at two chunk sizes and has Python's zlib inflate each; returns its
     /// exit status, what it printed (the names of the bodies that did not match), and the
     /// compressible bodies that did not shrink by half.

@@ -2,13 +2,8 @@
 /// content coding: the building block for compressed uploads. Memory is bounded by the chunk
 /// size (each chunk is one DEFLATE block).
 struct BodyCompressor {
-    /// The content coding.
-    enum Coding: String, Sendable {
-        /// `Content-Encoding: gzip`.
-        case gzip
-        /// `Content-Encoding: deflate`: a zlib stream.
-        case deflate
-    }
+    /// The content coding: `gzip`, or `deflate` (a zlib stream).
+    typealias Coding = RequestCompression.Coding
 
     let coding: Coding
     private var encoder = DeflateEncoder()

@@ -27,9 +27,60 @@ struct DeflateEncoder {
         0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
     ]
 
-    /// Compresses one chunk into a non-final block; returns the bytes complete so far.
+    /// Compresses one chunk into a non-final block; returns the bytes complete so far. When the
+    /// compressed block would be larger than the chunk itself (random or already compressed
+    /// bytes), the chunk is stored instead: at most 5 bytes per 65,535 bytes, plus padding to a
+    /// byte boundary, more than the input.
     mutating func compress(_ chunk: [UInt8]) -> [UInt8] {
         guard !chunk.isEmpty else { return takeOutput() }
+        let (savedBits, savedBitCount, savedCount) = (bits, bitCount, output.count)
+        writeFixedBlock(chunk)
+        let fixedBits = (output.count - savedCount) * 8 + bitCount - savedBitCount
+        if fixedBits > Self.storedBits(chunk.count, from: savedBitCount) {
+            // Undo the compressed block: nothing of it left this encoder yet.
+            output.removeSubrange(savedCount...)
+            (bits, bitCount) = (savedBits, savedBitCount)
+            writeStoredBlocks(chunk)
+        }
+        return takeOutput()
+    }
+
+    /// The bits that stored blocks for `count` bytes take, from a bit position of `bitCount`
+    /// within the current byte: per block of up to 65,535 bytes, its 3 header bits, the padding
+    /// to a byte boundary, LEN and NLEN, and the bytes.
+    static func storedBits(_ count: Int, from bitCount: Int) -> Int {
+        var position = bitCount
+        var left = count
+        repeat {
+            let piece = min(left, Self.maxStored)
+            position += 3
+            position = (position + 7) / 8 * 8
+            position += 32 + 8 * piece
+            left -= piece
+        } while left > 0
+        return position - bitCount
+    }
+
+    private static let maxStored = 65_535
+
+    /// `chunk` as stored (uncompressed, BTYPE 00) non-final blocks of up to 65,535 bytes.
+    private mutating func writeStoredBlocks(_ chunk: [UInt8]) {
+        var start = 0
+        while start < chunk.count {
+            let end = min(chunk.count, start + Self.maxStored)
+            let length = end - start
+            write(0, count: 1)  // BFINAL: not the last block
+            write(0, count: 2)  // BTYPE 00: stored
+            if bitCount > 0 { write(0, count: 8 - bitCount) }  // to a byte boundary
+            write(length & 0xFFFF, count: 16)  // LEN, little-endian
+            write(~length & 0xFFFF, count: 16)  // NLEN
+            output.append(contentsOf: chunk[start..<end])
+            start = end
+        }
+    }
+
+    /// `chunk` as one non-final block with the fixed Huffman codes.
+    private mutating func writeFixedBlock(_ chunk: [UInt8]) {
         write(0, count: 1)  // BFINAL: not the last block
         write(1, count: 2)  // BTYPE 01: fixed Huffman codes
         var head = [Int32](repeating: -1, count: 1 << Self.hashBits)
@@ -73,7 +124,6 @@ struct DeflateEncoder {
             }
         }
         writeLiteral(256)  // end of block
-        return takeOutput()
     }
 
     /// Ends the stream with an empty final block and pads the last byte.

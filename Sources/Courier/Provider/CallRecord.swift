@@ -1,3 +1,5 @@
+import Foundation
+
 /// One call's identity, metrics and start, carried through the driver.
 struct CallRecord {
     var context: RequestContext
@@ -6,6 +8,8 @@ struct CallRecord {
     let start: Duration
     /// The latest reading of the clock, reused where nothing can have happened since.
     var last: Duration
+    /// The compressed body's temporary file, removed when the call ends (compressed uploads).
+    var compressedBody: URL?
 
     init(id: RequestID, target: any TargetType, start: Duration) {
         context = RequestContext(id: id, target: target)

@@ -37,6 +37,7 @@ extension Provider {
         let target = plan.target
         var call = CallRecord(
             id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
+        defer { RequestCompressor.remove(call.compressedBody) }  // compressed uploads
         let endpoint: Endpoint
         let request: URLRequest
         do {
@@ -105,11 +106,18 @@ extension Provider {
     ) async throws(CourierError) -> (Endpoint, URLRequest) {
         do {
             try Self.checkCancellation()
-            let endpoint = try await endpointClosure(plan.target)
+            var endpoint = try await endpointClosure(plan.target)
             try Self.checkCancellation()
             var request = try await requestClosure(endpoint)
             // Headers the call itself adds (an event source's `Last-Event-ID`), before plugins.
             for (name, value) in plan.headers { request.setValue(value, forHTTPHeaderField: name) }
+            // compressed uploads: once per call, before plugins' `prepare` (a signature covers the
+            // bytes sent); every attempt re-sends them.
+            if let compression = plan.target.requestCompression {
+                let compressed = try await RequestCompressor.prepare(
+                    request, endpoint: endpoint, compression: compression)
+                (request, endpoint, call.compressedBody) = (compressed.request, compressed.endpoint, compressed.file)
+            }
             call.last = elapsed()
             call.metrics.mapping = call.last - call.start
             for plugin in plugins {

@@ -64,6 +64,10 @@ public enum CourierError: Error, Sendable {
     /// A redirect from `https` to `http` (the target) was refused: nothing was sent in cleartext.
     /// ``Limits/allowsInsecureRedirects`` lets such a hop through when it carries no body.
     case insecureRedirect(URL)
+    /// The target asks for a compressed body (``TargetType/requestCompression``) and it could not
+    /// be compressed (``RequestCompressionFailure``): the request already names a
+    /// `Content-Encoding`, or its body could not be read. Nothing was sent.
+    case requestCompression(RequestCompressionFailure)  // compressed uploads
 
     /// The response involved, when there is one.
     public var response: Response? {
@@ -75,7 +79,8 @@ public enum CourierError: Error, Sendable {
             response
         case .retryLimitReached(_, let lastError):
             lastError.response
-        case .authentication, .limitExceeded, .schemeNotAllowed, .invalidUse, .serverTrust, .insecureRedirect:
+        case .authentication, .limitExceeded, .schemeNotAllowed, .invalidUse, .serverTrust, .insecureRedirect,
+            .requestCompression:
             nil
         case .requestMapping, .parameterEncoding, .encodableMapping, .multipartEncoding,
             .downloadDestination, .timedOut, .cancelled:
@@ -98,6 +103,8 @@ public enum CourierError: Error, Sendable {
             failure.cause
         case .limitExceeded(let limit):
             limit
+        case .requestCompression(let failure):
+            if case .io(let error) = failure { error } else { failure }
         case .schemeNotAllowed, .invalidUse, .insecureRedirect:
             nil
         case .requestMapping, .statusCode, .stringMapping, .timedOut, .cancelled:
@@ -191,6 +198,8 @@ extension CourierError: LocalizedError {
             "The server's certificate for \(host) was refused: \(reason)."
         case .insecureRedirect(let url):
             "A redirect from https to http was refused (\(Redaction.url(url)))."
+        case .requestCompression(let failure):
+            "Could not compress the request body: \(failure)."
         }
     }
 }
@@ -206,7 +215,7 @@ extension CourierError: CustomNSError {
     /// ``underlying(_:_:)`` 12, ``retryLimitReached(attempts:lastError:)`` 13,
     /// ``authentication(_:)`` 14, ``limitExceeded(_:)`` 15, ``schemeNotAllowed(_:)`` 16,
     /// ``invalidUse(_:)`` 17, ``apiError(_:_:)`` 18, ``serverTrust(host:reason:underlying:)`` 19,
-    /// ``insecureRedirect(_:)`` 20.
+    /// ``insecureRedirect(_:)`` 20, ``requestCompression(_:)`` 21.
     public var errorCode: Int {
         switch self {
         case .requestMapping: 1
@@ -229,6 +238,7 @@ extension CourierError: CustomNSError {
         case .apiError: 18
         case .serverTrust: 19
         case .insecureRedirect: 20
+        case .requestCompression: 21
         }
     }
 

@@ -44,6 +44,7 @@ public enum MultiTarget: TargetType {
     public var cachePolicy: CachePolicy { target.cachePolicy }  // HTTP cache (issue 26)
     public var traffic: TrafficClass { target.traffic }
     public var downloadResumption: DownloadResumption { target.downloadResumption }  // Durable downloads (27)
+    public var requestCompression: RequestCompression? { target.requestCompression }  // compressed uploads
 }
 
 extension TargetType {

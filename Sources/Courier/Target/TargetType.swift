@@ -89,6 +89,9 @@ public protocol TargetType: Sendable {
     /// Whether a download of this target resumes where it stopped (durable downloads, issue 27).
     /// Default: ``DownloadResumption/disabled``.
     var downloadResumption: DownloadResumption { get }
+    /// Whether and how request bodies for this target are compressed (``RequestCompression``):
+    /// `.gzip` or `.deflate`, above a minimum size. Default: `nil`, sent as they are.
+    var requestCompression: RequestCompression? { get }  // compressed uploads
 }
 
 extension TargetType {

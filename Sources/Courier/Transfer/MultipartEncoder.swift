@@ -172,7 +172,7 @@ enum MultipartEncoder {
     }
 
     /// Produces the body in order, chunk by chunk.
-    private static func write(_ form: MultipartFormData, to sink: (Data) throws -> Void) throws {
+    static func write(_ form: MultipartFormData, to sink: (Data) throws -> Void) throws {
         try validate(form)
         for part in form.parts {
             try sink(headers(for: part, boundary: form.boundary))
