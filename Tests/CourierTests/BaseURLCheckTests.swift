@@ -24,6 +24,39 @@ import Testing
         #expect(accepted == expected, "\(text): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
     }
 
+    /// The final request's destination check (issue 29: read off the URL's text too) accepts
+    /// exactly what Foundation's `scheme` and `host` accept: an allowed scheme, in any case, and a
+    /// host for schemes that start with `http`.
+    @Test(arguments: [
+        "https://api.example.com", "HTTPS://API.EXAMPLE.COM/v1", "http://127.0.0.1:8080/get",
+        "http://user:secret@example.com/", "http://user@/path", "http:///nohost", "http://:80/",
+        "http://[::1]:8080/", "http:", "http:relative", "https://?q=1", "https://#top", "https://a",
+        "http://%20/", "unix:/var/run/app", "localhost:8080/v1", "api.example.com", "/relative/path",
+        "example", "a+b-c.d://host", "ftp://files.example.com", "FTP://files.example.com",
+        "mailto:someone@example.com", "httpx://", "httpx://host/", "file:///etc/passwd",
+        "https://api.example.com/v1/items/1?q=a#frag", "https://user@host@other/", "gopher://host/",
+    ])
+    func theDestinationCheckAgreesWithFoundation(text: String) throws {
+        guard let url = URL(string: text) else { return }
+        let limits = Limits(allowedSchemes: ["http", "https", "ftp", "unix", "httpx", "mailto"])
+        let scheme = url.scheme?.lowercased()
+        let expected =
+            scheme.map { limits.allowedSchemes.contains($0) && !($0.hasPrefix("http") && (url.host ?? "").isEmpty) }
+            ?? false
+        var accepted = true
+        do { try RequestValidation.validateDestination(url, limits: limits) } catch { accepted = false }
+        #expect(accepted == expected, "\(text): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
+    }
+
+    @Test func aRelativeURLIsCheckedWithItsBase() throws {
+        let base = try #require(URL(string: "https://api.example.com/v1/"))
+        try RequestValidation.validateDestination(URL(string: "items", relativeTo: base), limits: Limits())
+        #expect(throws: CourierError.self) {
+            try RequestValidation.validateDestination(
+                URL(string: "items", relativeTo: URL(string: "gopher://host/")), limits: Limits())
+        }
+    }
+
     @Test func errorsDoNotPrintUserInfo() {
         #expect {
             try URLBuilder.validate("http://user:hunter2@/path")

@@ -33,6 +33,21 @@ import Testing
         // Ports, fragments and user info on the base are kept in place.
         ("http://127.0.0.1:8080", "get", "http://127.0.0.1:8080/get"),
         ("https://api.example.com/v1#top", "users", "https://api.example.com/v1/users#top"),
+        // Issue 29 (the text is written in one pass): queries, fragments and escapes together.
+        (
+            "https://api.example.com/v1?key=abc#top", "search?q=a b",
+            "https://api.example.com/v1/search?key=abc&q=a%20b#top"
+        ),
+        ("https://api.example.com/v1?#top", "users", "https://api.example.com/v1/users#top"),
+        ("https://api.example.com/v1?key=abc", "?page=2", "https://api.example.com/v1?key=abc&page=2"),
+        ("https://api.example.com", "a?b?c#d", "https://api.example.com/a?b?c%23d"),
+        ("https://api.example.com", "a?", "https://api.example.com/a"),
+        ("https://api.example.com", "/", "https://api.example.com"),
+        ("https://api.example.com", "50%25/x%zz", "https://api.example.com/50%25/x%25zz"),
+        ("https://api.example.com", "v1.2/file.json", "https://api.example.com/v1.2/file.json"),
+        ("https://api.example.com", "...", "https://api.example.com/..."),
+        ("https://api.example.com", "%2e%2e%2e/x", "https://api.example.com/%2e%2e%2e/x"),
+        ("https://user:pw@api.example.com:8443/v1/", "x", "https://user:pw@api.example.com:8443/v1/x"),
     ])
     func urlFromBaseAndPath(base: String, path: String, expected: String) throws {
         let endpoint = try Endpoint(target: PathTarget(base, path))

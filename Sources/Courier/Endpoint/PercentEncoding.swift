@@ -7,18 +7,6 @@ enum PercentEncoding {
         encode(string) { isUnreserved($0) }
     }
 
-    /// Escapes what may not stand in a URL path, keeping `/` and existing `%XX` escapes.
-    static func escapePath(_ string: String) -> String {
-        encode(string, keepingEscapes: true) { isPathCharacter($0) || $0 == UInt8(ascii: "/") }
-    }
-
-    /// Escapes what may not stand in a query, keeping `=`, `&` and existing `%XX` escapes.
-    static func escapeQuery(_ string: String) -> String {
-        encode(string, keepingEscapes: true) {
-            isPathCharacter($0) || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?")
-        }
-    }
-
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
@@ -45,6 +33,16 @@ enum PercentEncoding {
     }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    /// The uppercase hexadecimal digit for `value` (0–15).
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+
+    /// Whether `%` at `index` starts a `%XX` escape.
+    static func isEscape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        index + 2 < bytes.count && isHexDigit(bytes[index + 1]) && isHexDigit(bytes[index + 2])
+    }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {

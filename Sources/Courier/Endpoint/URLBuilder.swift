@@ -19,41 +19,31 @@ enum URLBuilder {
     private static let hash = UInt8(ascii: "#")
 
     static func url(baseURL: URL, path: String) throws(CourierError) -> URL {
-        let absolute = baseURL.absoluteString
-        try validate(absolute)
+        // Issue 29: the base URL's text and the path are each read once, as contiguous bytes, and
+        // the URL's text is written into one allocation; Foundation parses it once (the only parse
+        // left, 40 % of this function).
+        var absolute = baseURL.absoluteString
+        let base = absolute.withUTF8 { BaseParts($0) }
+        try base.check(absolute)
         if path.isEmpty { return baseURL }
 
-        let (base, baseQuery, fragment) = split(absolute)
-        var pathPart = Substring(path)
-        var pathQuery: Substring = ""
-        if let mark = path.utf8.firstIndex(of: question) {
-            pathPart = path[..<mark]
-            pathQuery = path[path.utf8.index(after: mark)...]
+        var pathText = path
+        let built = absolute.withUTF8 { baseBytes in
+            pathText.withUTF8 { pathBytes in build(base: baseBytes, parts: base, path: pathBytes) }
         }
-        pathPart = pathPart.drop { $0 == "/" }
-        if containsDotSegment(pathPart) {
+        guard let built else {
             throw .requestMapping("the path '\(path)' has a '.' or '..' segment, which would leave the base URL's path")
         }
-
-        let escapedQuery = pathQuery.isEmpty ? "" : PercentEncoding.escapeQuery(String(pathQuery))
-        var text = ""
-        // One allocation for the whole URL (appending to a copy of the base reallocated it).
-        text.reserveCapacity(
-            base.utf8.count + 1 + pathPart.utf8.count * 3 + 1 + baseQuery.utf8.count + 1 + escapedQuery.utf8.count
-                + fragment.utf8.count)
-        text += base
-        if !pathPart.isEmpty {
-            while text.utf8.last == slash { text.removeLast() }
-            text += "/"
-            text += PercentEncoding.escapePath(String(pathPart))
+        if built.pathHasPercent {
+            // A percent-encoded dot segment: decoded only for paths with a `%`.
+            var pathPart = Substring(path)
+            if let mark = path.utf8.firstIndex(of: question) { pathPart = path[..<mark] }
+            if containsDotSegment(pathPart.drop { $0 == "/" }) {
+                throw .requestMapping(
+                    "the path '\(path)' has a '.' or '..' segment, which would leave the base URL's path")
+            }
         }
-        let query = join(baseQuery, Substring(escapedQuery))
-        if !query.isEmpty {
-            text += "?"
-            text += query
-        }
-        text += fragment
-        guard let url = URL(string: text) else {
+        guard let url = URL(string: built.text) else {
             throw .requestMapping("'\(path)' appended to '\(baseURL.absoluteString)' is not a valid URL")
         }
         return url
@@ -62,12 +52,112 @@ enum URLBuilder {
     /// Appends an already percent-encoded query to a URL, after any query it has.
     static func url(_ url: URL, appendingQuery query: String) throws(CourierError) -> URL {
         if query.isEmpty { return url }
-        let (base, existing, fragment) = split(url.absoluteString)
-        let text = String(base) + "?" + join(existing, Substring(query)) + fragment
+        var absolute = url.absoluteString
+        var query = query
+        let text = absolute.withUTF8 { bytes in
+            query.withUTF8 { queryBytes in
+                let parts = BaseParts(bytes)
+                let capacity = bytes.count + 2 + queryBytes.count
+                return String(unsafeUninitializedCapacity: capacity) { out in
+                    var writer = ByteWriter(out)
+                    writer.append(UnsafeBufferPointer(rebasing: bytes[..<parts.end]))
+                    writer.append(question)
+                    if parts.query.count > 0 {
+                        writer.append(UnsafeBufferPointer(rebasing: bytes[parts.query]))
+                        writer.append(UInt8(ascii: "&"))
+                    }
+                    writer.append(queryBytes)
+                    writer.append(UnsafeBufferPointer(rebasing: bytes[parts.fragment]))
+                    return writer.count
+                }
+            }
+        }
         guard let result = URL(string: text) else {
             throw .requestMapping("the query '\(query)' does not fit '\(url.absoluteString)'")
         }
         return result
+    }
+
+    /// Where a URL's text ends its part before the query, its query (without `?`) and its fragment
+    /// (with `#`), and what is wrong with it as a base URL: one pass over its bytes each.
+    struct BaseParts {
+        /// The end of the part before the query and fragment.
+        var end: Int
+        /// The query, without its `?` (empty: none, or an empty one).
+        var query: Range<Int>
+        /// The fragment with its `#` (empty: none).
+        var fragment: Range<Int>
+        var problem: BaseURLProblem?
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            let (question, hash) = URLBuilder.delimiters(bytes)
+            let fragmentStart = hash ?? bytes.count
+            end = question ?? fragmentStart
+            query = question.map { ($0 + 1)..<fragmentStart } ?? fragmentStart..<fragmentStart
+            fragment = fragmentStart..<bytes.count
+            problem = URLBuilder.baseURLProblem(bytes)
+        }
+
+        func check(_ absolute: String) throws(CourierError) {
+            switch problem {
+            case nil: return
+            case .noScheme?:
+                throw .requestMapping("'\(Redaction.string(absolute))' has no scheme (expected e.g. https://)")
+            case .noHost?:
+                throw .requestMapping("'\(Redaction.string(absolute))' has no host")
+            }
+        }
+    }
+
+    /// A URL's text, written once.
+    struct Built {
+        var text: String
+        /// Whether the path (before its query) has a `%`: its percent-decoded segments are checked.
+        var pathHasPercent: Bool
+    }
+
+    /// The URL's text for `path` appended to a base, or `nil` when the path has a `.` or `..`
+    /// segment as written (see the type's rules).
+    private static func build(
+        base: UnsafeBufferPointer<UInt8>, parts: BaseParts, path: UnsafeBufferPointer<UInt8>
+    ) -> Built? {
+        var pathEnd = 0
+        while pathEnd < path.count, path[pathEnd] != question { pathEnd += 1 }
+        var pathStart = 0
+        while pathStart < pathEnd, path[pathStart] == slash { pathStart += 1 }
+        let pathPart = UnsafeBufferPointer(rebasing: path[pathStart..<pathEnd])
+        let pathQuery = UnsafeBufferPointer(rebasing: path[min(pathEnd + 1, path.count)...])
+        var hasPercent = false
+        var hasDot = false
+        for byte in pathPart {
+            if byte == UInt8(ascii: "%") { hasPercent = true } else if byte == UInt8(ascii: ".") { hasDot = true }
+        }
+        if hasPercent || hasDot, hasDotSegment(pathPart) { return nil }
+
+        // Escaping at most triples a byte.
+        let capacity =
+            parts.end + 1 + 3 * pathPart.count + 1 + parts.query.count + 1 + 3 * pathQuery.count
+            + parts.fragment.count
+        let text = String(unsafeUninitializedCapacity: capacity) { out in
+            var writer = ByteWriter(out)
+            writer.append(UnsafeBufferPointer(rebasing: base[..<parts.end]))
+            if !pathPart.isEmpty {
+                writer.dropTrailing(slash)
+                writer.append(slash)
+                writer.appendEscaping(pathPart) { PercentEncoding.isPathCharacter($0) || $0 == slash }
+            }
+            if parts.query.count > 0 || !pathQuery.isEmpty {
+                writer.append(question)
+                writer.append(UnsafeBufferPointer(rebasing: base[parts.query]))
+                if parts.query.count > 0, !pathQuery.isEmpty { writer.append(UInt8(ascii: "&")) }
+                writer.appendEscaping(pathQuery) {
+                    PercentEncoding.isPathCharacter($0) || $0 == slash || $0 == question
+                }
+            }
+            writer.append(UnsafeBufferPointer(rebasing: base[parts.fragment]))
+            return writer.count
+        }
+        return Built(text: text, pathHasPercent: hasPercent)
     }
 
     /// Checks that a base URL (its `absoluteString`) has a scheme and, for http and https, a host.
@@ -77,16 +167,8 @@ enum URLBuilder {
     /// Foundation's: the scheme is what precedes the first `:` when it is a valid scheme; the host
     /// is the authority after `//` without user info and port.
     static func validate(_ absolute: String) throws(CourierError) {
-        let problem =
-            absolute.utf8.withContiguousStorageIfAvailable(baseURLProblem)
-            ?? Array(absolute.utf8).withUnsafeBufferPointer(baseURLProblem)
-        switch problem {
-        case nil: return
-        case .noScheme?:
-            throw .requestMapping("'\(Redaction.string(absolute))' has no scheme (expected e.g. https://)")
-        case .noHost?:
-            throw .requestMapping("'\(Redaction.string(absolute))' has no host")
-        }
+        var absolute = absolute
+        try absolute.withUTF8 { BaseParts($0) }.check(absolute)
     }
 
     enum BaseURLProblem {
@@ -94,7 +176,18 @@ enum URLBuilder {
     }
 
     private static func baseURLProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> BaseURLProblem? {
-        // The scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
+        guard let colon = schemeEnd(bytes) else { return .noScheme }
+        // Only http and https (in any case) need a host.
+        guard colon == 4 || colon == 5, bytes[0] | 0x20 == UInt8(ascii: "h"), bytes[1] | 0x20 == UInt8(ascii: "t"),
+            bytes[2] | 0x20 == UInt8(ascii: "t"), bytes[3] | 0x20 == UInt8(ascii: "p"),
+            colon == 4 || bytes[4] | 0x20 == UInt8(ascii: "s")
+        else { return nil }
+        return hasHost(bytes, schemeEnd: colon) ? nil : .noHost
+    }
+
+    /// The offset of the `:` that ends the URL's scheme, `nil` without a valid scheme: ALPHA
+    /// *( ALPHA / DIGIT / "+" / "-" / "." ), then ":" (RFC 3986, as Foundation reads it).
+    static func schemeEnd(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var colon = 0
         while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") {
             let byte = bytes[colon]
@@ -102,30 +195,27 @@ enum URLBuilder {
             let other =
                 (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            guard letter || (colon > 0 && other) else { return .noScheme }
+            guard letter || (colon > 0 && other) else { return nil }
             colon += 1
         }
-        guard colon > 0, colon < bytes.count else { return .noScheme }
-        // Only http and https (in any case) need a host.
-        guard colon == 4 || colon == 5 else { return nil }
-        for (offset, expected) in "https".utf8.prefix(colon).enumerated() where bytes[offset] | 0x20 != expected {
-            return nil
-        }
+        guard colon > 0, colon < bytes.count else { return nil }
+        return colon
+    }
+
+    /// Whether the URL has a host that is not empty: the authority after `//`, without user info
+    /// (up to its last `@`) and port; an IP literal has something inside its brackets.
+    static func hasHost(_ bytes: UnsafeBufferPointer<UInt8>, schemeEnd colon: Int) -> Bool {
         var start = colon + 1
-        guard start + 1 < bytes.count, bytes[start] == slash, bytes[start + 1] == slash else { return .noHost }
+        guard start + 1 < bytes.count, bytes[start] == slash, bytes[start + 1] == slash else { return false }
         start += 2
         var end = start
         while end < bytes.count, bytes[end] != slash, bytes[end] != question, bytes[end] != hash { end += 1 }
-        // User info ends at the authority's last "@".
         var host = start
         for index in start..<end where bytes[index] == UInt8(ascii: "@") { host = index + 1 }
-        if host < end, bytes[host] == UInt8(ascii: "[") {
-            // An IP literal: something inside the brackets.
-            return end - host > 2 ? nil : .noHost
-        }
+        if host < end, bytes[host] == UInt8(ascii: "[") { return end - host > 2 }
         var hostEnd = host
         while hostEnd < end, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
-        return hostEnd > host ? nil : .noHost
+        return hostEnd > host
     }
 
     /// Whether a segment of `path` is `.` or `..`, as written or once percent-decoded, with `/` or
@@ -157,21 +247,6 @@ enum URLBuilder {
         return length > 0 && length <= 2 && onlyDots
     }
 
-    /// Splits a URL string into the part before the query, the query, and the fragment with its `#`.
-    private static func split(_ text: String) -> (Substring, Substring, Substring) {
-        // Byte offsets from one pass over contiguous UTF-8 (the generic index walk cost 2% of a
-        // stubbed request); the delimiters are ASCII, so the offsets fall on character boundaries.
-        let (question, hash) =
-            text.utf8.withContiguousStorageIfAvailable(delimiters)
-            ?? Array(text.utf8).withUnsafeBufferPointer(delimiters)
-        let utf8 = text.utf8
-        let end = hash.map { utf8.index(utf8.startIndex, offsetBy: $0) } ?? utf8.endIndex
-        let fragment = text[end...]
-        guard let question else { return (text[..<end], "", fragment) }
-        let mark = utf8.index(utf8.startIndex, offsetBy: question)
-        return (text[..<mark], text[utf8.index(after: mark)..<end], fragment)
-    }
-
     /// The offsets of the first `#`, and of the first `?` before it.
     private static func delimiters(_ bytes: UnsafeBufferPointer<UInt8>) -> (question: Int?, hash: Int?) {
         var question: Int?
@@ -184,10 +259,44 @@ enum URLBuilder {
         }
         return (question, nil)
     }
+}
 
-    private static func join(_ first: Substring, _ second: Substring) -> String {
-        if first.isEmpty { return String(second) }
-        if second.isEmpty { return String(first) }
-        return first + "&" + second
+/// Writes bytes into a buffer made large enough beforehand (a URL's text: see `URLBuilder`).
+private struct ByteWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    mutating func append(_ byte: UInt8) {
+        buffer[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty, let target = buffer.baseAddress else { return }
+        (target + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Removes trailing `byte`s already written.
+    mutating func dropTrailing(_ byte: UInt8) {
+        while count > 0, buffer[count - 1] == byte { count -= 1 }
+    }
+
+    /// Appends `bytes`, percent-encoding each that `allowed` refuses, but keeping `%XX` escapes.
+    mutating func appendEscaping(_ bytes: UnsafeBufferPointer<UInt8>, allowed: (UInt8) -> Bool) {
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if allowed(byte) || (byte == UInt8(ascii: "%") && PercentEncoding.isEscape(bytes, at: index)) {
+                append(byte)
+            } else {
+                append(UInt8(ascii: "%"))
+                append(PercentEncoding.hexDigit(byte >> 4))
+                append(PercentEncoding.hexDigit(byte & 0x0F))
+            }
+        }
     }
 }

@@ -59,7 +59,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     /// Whether the name is a valid HTTP token: one or more of `!#$%&'*+-.^_`|~`, digits and letters.
     var isValidToken: Bool {
-        !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPToken.isTokenByte)
+        switch rawValue {
+        // Issue 29: the common names without a scan (checked twice a request: when the request is
+        // built and on the request that goes on the wire).
+        case "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS": true
+        default: !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPToken.isTokenByte)
+        }
     }
 }
 
