@@ -274,7 +274,8 @@ class Handler(socketserver.StreamRequestHandler):
             start = int(asked[6:-1])
         if start is not None and if_range is not None and if_range != etag:
             start = None  # the entity changed: the whole of it
-        entry = {"range": asked or None, "ifRange": if_range, "query": self.query}
+        entry = {"range": asked or None, "ifRange": if_range, "query": self.query,
+                 "authorized": "authorization" in lower, "host": lower.get("host", "")}
         if start is not None and start >= size:
             entry.update(status=416, sent=0)
             head = f"HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */{size}\r\nContent-Length: 0\r\n"

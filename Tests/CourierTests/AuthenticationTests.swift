@@ -187,6 +187,8 @@ import Testing
         let authentication = Authentication(authenticator, credential: "token-0")
         let provider = Provider<TestAPI>(transport: transport, authentication: authentication)
         authenticator.provider.withLock { $0 = provider }
+        // The provider holds the authenticator that holds the provider: broken when the test ends.
+        defer { authenticator.provider.withLock { $0 = nil } }
         #expect(try await provider.request(.plain).statusCode == 200)
         #expect(
             transport.sent.map { $0.value(forHTTPHeaderField: "Authorization") } == [

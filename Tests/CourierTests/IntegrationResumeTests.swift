@@ -21,9 +21,9 @@ struct IntegrationResumeTests {
         var file: URL
         var resumption: DownloadResumption
         var retryPolicy: RetryPolicy? = nil
+        var headers: [String: String] = [:]
         var baseURL: URL { FaultServer.baseURL ?? URL(string: "http://127.0.0.1:9")! }
         var path: String { "resumable?\(query)" }
-        var headers: [String: String] { [:] }
         var task: HTTPTask {
             .download(.custom(options: [.createIntermediateDirectories, .removePreviousFile]) { [file] _, _ in file })
         }
@@ -38,6 +38,8 @@ struct IntegrationResumeTests {
         var status: Int
         var sent: Int64
         var query: [String: String]
+        var authorized: Bool
+        var host: String
     }
 
     /// A folder of the test's own, removed at the end.
@@ -144,6 +146,28 @@ struct IntegrationResumeTests {
         #expect(log.map(\.status) == [200, 206])
         #expect(log.last?.query["sig"] == "2")
         #expect(provider.partialDownloads.count == 0)
+    }
+
+    /// A fresh URL on another origin (a storage host) never gets the credentials the first
+    /// request was signed with.
+    @Test func credentialsDoNotFollowAFreshURLToAnotherOrigin() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        var target = Resumable(
+            query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file,
+            resumption: .enabled(id: id) { url in
+                var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+                parts.host = "localhost"  // the same server under another name: another origin
+                return parts.url!
+            })
+        target.headers = ["Authorization": "Bearer secret"]
+        await #expect(throws: CourierError.self) { try await provider.request(target) }
+        _ = try await provider.request(target)
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206])
+        #expect(log.map(\.authorized) == [true, false])
+        #expect(log.last?.host.hasPrefix("localhost") == true)
     }
 
     @Test func aChangedFileOnTheServerStartsOverCleanly() async throws {

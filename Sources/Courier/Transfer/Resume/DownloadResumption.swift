@@ -37,7 +37,9 @@ public struct DownloadResumption: Sendable {
     ///     request's method and URL (give an id when the URL changes between calls, as a signed
     ///     URL does).
     ///   - freshURL: Gives the URL for an attempt that resumes (signed URLs expire). Its errors
-    ///     end the attempt and keep the bytes. Default: `nil`, the same URL.
+    ///     end the attempt and keep the bytes. It runs after plugins and signing; on another
+    ///     origin the attempt goes without `Authorization`, `Proxy-Authorization` and `Cookie`,
+    ///     as a redirect would. Default: `nil`, the same URL.
     /// - Returns: The setting.
     public static func enabled(id: String? = nil, freshURL: FreshURL? = nil) -> DownloadResumption {
         DownloadResumption(id: id, freshURL: freshURL, isEnabled: true)

@@ -36,6 +36,9 @@ extension Provider {
                 if let freshURL = resumption.freshURL, let url = request.url {
                     do {
                         outgoing.url = try await freshURL(url)
+                        // Signed for `url`: credentials never follow a fresh URL to another
+                        // origin (the same rule as a redirect's).
+                        outgoing = Redirects.strippingCredentials(outgoing, from: url)
                     } catch {
                         partialDownloads.checkIn(key, current)
                         return .failure(Task.isCancelled ? .cancelled : CourierError(error))
