@@ -66,6 +66,7 @@ final class FileSink: Sendable {
     }
 
     /// The disk is more than ``window`` behind: ``waitForDisk()`` would wait.
+    /// Test-only, kept: it reads the locked state, which no seam outside the type can reach.
     var isBehind: Bool {
         state.withLock { $0.backlog > Self.window }
     }
