@@ -12,31 +12,34 @@ extension TransportConformance {
         Check("a compressed body (gzip, deflate) inflates to the body: in memory, from a file, multipart") { context in
             let folder = try ScratchFolder()
             defer { folder.remove() }
-            let file = try folder.file(named: "body.txt", size: 2 << 20 + 5)
+            // Sizes that take several 64 KiB blocks and little CPU: the bodies are hashed here, on
+            // the caller's task, by a debug build (often under a sanitizer) beside other checks.
+            let file = try folder.file(named: "body.txt", size: 300_005)
             let form = MultipartFormData(
                 parts: [.init(name: "title", data: Data("Notes".utf8)), .init(name: "notes", fileURL: file)],
                 memoryThreshold: 4_096)
-            let text = Data(String(repeating: "{\"name\":\"Ada\",\"id\":42},", count: 10_000).utf8)
+            let text = Data(String(repeating: "{\"name\":\"Ada\",\"id\":42},", count: 5_000).utf8)
             let bodies: [(String, HTTPTask, Data)] = [
                 ("in memory", .data(text), text),
                 ("file", .uploadFile(file), try Data(contentsOf: file)),
                 ("multipart", .uploadMultipart(form), try await form.encodedBody(maxBytes: 8 << 20)),
             ]
+            let hashes = bodies.map { SHA256.hex($0.2) }
             for coding in RequestCompression.Coding.allCases {
-                for (name, task, body) in bodies {
+                for ((name, task, body), hash) in zip(bodies, hashes) {
                     var target = context.fault("inflate", method: .post, task: task)
                     target.requestCompression = RequestCompression(coding)
                     let inflated = try await context.provider().request(target).map(Inflated.self)
                     #expect(inflated.encoding == coding.rawValue, "\(coding) \(name)")
                     #expect(inflated.length == body.count, "\(coding) \(name)")
-                    #expect(inflated.sha256 == SHA256.hex(body), "\(coding) \(name)")
+                    #expect(inflated.sha256 == hash, "\(coding) \(name)")
                     #expect((inflated.received ?? .max) < body.count / 4, "\(coding) \(name): \(inflated)")
                 }
             }
         },
         Check("an incompressible body is stored, a few bytes larger; a small one is sent as is") { context in
             var generator = SystemRandomNumberGenerator()
-            let random = Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let random = Data((0..<140_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
             var target = context.fault("inflate", method: .post, task: .data(random))
             target.requestCompression = .gzip
             let stored = try await context.provider().request(target).map(Inflated.self)

@@ -1,5 +1,6 @@
 // Stubbed requests through Courier's whole pipeline (the same target as the StubbedPipeline
-// benchmark), for callgrind: `StubLoop N [decode]` runs N requests after 200 warm-up requests.
+// benchmark), for callgrind: `StubLoop N [decode|traffic]` runs N requests after 200 warm-up
+// requests (`traffic`: with `TrafficPolicy.default`, whose limits are never reached here).
 // scripts/bench-breakdown runs it twice (N and 2N) and subtracts, so start-up and warm-up cancel.
 // Every job runs on the main thread through `InlineExecutor` (the task prefers it): no dispatch
 // worker thread is started, which valgrind 3.19 cannot follow, and hops show up as jobs.
@@ -57,11 +58,13 @@ enum StubLoop {
         let arguments = CommandLine.arguments
         let count = arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000
         let decode = arguments.count > 2 && arguments[2] == "decode"
+        let traffic = arguments.count > 2 && arguments[2] == "traffic"
         let executor = InlineExecutor()
         let done = Box(false)
         let checksum = Box(0)
         Task(executorPreference: executor) {
-            let provider = Provider<Small>(stubClosure: Provider.immediatelyStub)
+            let provider = Provider<Small>(
+                stubClosure: Provider.immediatelyStub, traffic: traffic ? TrafficPolicy.default : nil)
             let target = Small()
             do {
                 for _ in 0..<200 { checksum.value &+= try await provider.request(target).data.count }
