@@ -55,8 +55,10 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            200 when If-Range does not match. A 200 drops the connection after P %
                            of its body (default 60; 0: whole). B makes every 206 hostile: "start"
                            (a Content-Range starting a byte late), "garbage" (an unreadable one),
-                           "etag" (another ETag). rcut=R drops the first 206 (the one that starts
-                           at the 200's cut) after R % of its body. Each request is logged under ID
+                           "etag" (another ETag); "unasked" answers a request without Range with a
+                           206 for the second half (cut after P % of it). rcut=R drops the first
+                           206 (the one that starts at the 200's cut) after R % of its body. Each
+                           request is logged under ID
   /resumable-log?id=ID     [{"range", "ifRange", "status", "sent", "query"}] for that ID
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
   /stream-closed?id=ID&wait=S
@@ -290,6 +292,15 @@ class Handler(socketserver.StreamRequestHandler):
             entry.update(status=206, sent=sent)
             head = (f"HTTP/1.1 206 Partial Content\r\nContent-Length: {len(body)}\r\nContent-Range: {content_range}"
                     f"\r\nETag: {tag}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n\r\n")
+            payload = head.encode() + body[:sent]
+        elif bad == "unasked":
+            # A 206 nobody asked for: the second half of the file, as if it were all of it.
+            body = content[size // 2:]
+            sent = len(body) * cut // 100 if 0 < cut < 100 else len(body)
+            entry.update(status=206, sent=sent)
+            head = (f"HTTP/1.1 206 Partial Content\r\nContent-Length: {len(body)}\r\nContent-Range: bytes "
+                    f"{size // 2}-{size - 1}/{size}\r\nETag: {etag}\r\nAccept-Ranges: bytes\r\n"
+                    f"Connection: close\r\n\r\n")
             payload = head.encode() + body[:sent]
         else:
             sent = size * cut // 100 if 0 < cut < 100 else size

@@ -211,6 +211,41 @@ struct IntegrationResumeTests {
         #expect(provider.partialDownloads.count == 0)
     }
 
+    @Test func a206NobodyAskedForIsNeverTheFileNorItsStart() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        // The second half of the file, whole, as the answer to a request for all of it.
+        do throws(CourierError) {
+            _ = try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&cut=0&bad=unasked&id=\(id)", file: folder.file,
+                    resumption: .enabled(id: id)))
+            Issue.record("half the file was taken as the file")
+        } catch {
+            guard case .underlying(let underlying, _) = error else {
+                Issue.record("expected a DownloadResumeFailure, got \(error)")
+                return
+            }
+            #expect(
+                underlying as? DownloadResumeFailure
+                    == .unrequestedPartialContent(contentRange: "bytes \(Self.size / 2)-\(Self.size - 1)/\(Self.size)"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        // The same piece broken off, with a retry: it is not kept as the start of the file, so
+        // the retry does not ask for "the rest" of it.
+        let cutID = id + "-cut"
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&bad=unasked&id=\(cutID)", file: folder.file,
+                    resumption: .enabled(id: cutID), retryPolicy: Self.retrying))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        #expect(try await Self.log(cutID).map(\.range) == [nil, nil])
+        #expect(provider.partialDownloads.count == 0)
+    }
+
     @Test func aRangePastTheEndStartsOver() async throws {
         let folder = Folder()
         let id = UUID().uuidString

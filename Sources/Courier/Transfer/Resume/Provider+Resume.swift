@@ -78,6 +78,16 @@ extension Provider {
         }
         let decision = ResumeRules.decide(
             status: response.statusCode, header: { response.value(forHTTPHeaderField: $0) }, offer: entry?.offer)
+        if case .refuse = decision {
+            // Only a request without an offer is refused: there is no partial file to keep.
+            if let entry { store.discard(entry) }
+            unlink(segment.path)
+            return .answer(
+                .failure(
+                    .underlying(
+                        DownloadResumeFailure.unrequestedPartialContent(
+                            contentRange: response.value(forHTTPHeaderField: "Content-Range")), response)))
+        }
         switch (decision, entry) {
         case (.append, let entry?):
             return .answer(await complete(entry, with: response, segment: segment, limits: limits))
