@@ -246,6 +246,39 @@ struct IntegrationResumeTests {
         #expect(provider.partialDownloads.count == 0)
     }
 
+    @Test func a206ForLessThanTheRestKeepsItsBytesForTheNextAttempt() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        }
+        // A valid 206 for the next 1,000 bytes only: not the file yet, but its bytes continue it.
+        do throws(CourierError) {
+            _ = try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&short=1000&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+            Issue.record("a file short of its end was taken as the file")
+        } catch {
+            guard case .underlying(let underlying, _) = error else {
+                Issue.record("expected a DownloadResumeFailure, got \(error)")
+                return
+            }
+            #expect(
+                underlying as? DownloadResumeFailure
+                    == .rangeMismatch(expectedLength: Int64(Self.size), actualLength: Self.cut + 1000))
+        }
+        #expect(provider.partialDownloads.count == 1)
+        let response = try await provider.request(
+            Resumable(query: "n=\(Self.size)&v=1&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        let log = try await Self.log(id)
+        #expect(log.map(\.range) == [nil, "bytes=\(Self.cut)-", "bytes=\(Self.cut + 1000)-"])
+        #expect(provider.partialDownloads.count == 0)
+    }
+
     @Test func aRangePastTheEndStartsOver() async throws {
         let folder = Folder()
         let id = UUID().uuidString

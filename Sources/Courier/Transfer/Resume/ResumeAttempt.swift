@@ -53,7 +53,9 @@ final class ResumeAttempt: Sendable {
 }
 
 /// Why a resumed download could not be completed, in ``CourierError/underlying(_:_:)`` with the
-/// response. Its bytes are not kept.
+/// response. Its bytes are not kept, except those of a `206` that ended where its
+/// `Content-Range` said before the entity's end: they continue the file, and a later attempt asks
+/// for the rest after them.
 public enum DownloadResumeFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `206` body did not end where its `Content-Range` said, or the range stopped before the
     /// entity's end: the file would not be the entity.
