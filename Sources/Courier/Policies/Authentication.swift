@@ -106,7 +106,8 @@ protocol RequestAuthentication: Sendable {
 /// A refresh may ask for the new credential through a provider that uses this same
 /// authentication (the usual token endpoint of the API): requests sent from inside
 /// ``Authenticator/refresh(_:)`` are sent unsigned and never start a refresh themselves, so they
-/// neither wait for the refresh they belong to nor for one another.
+/// neither wait for the refresh they belong to nor for one another. A task the refresh starts
+/// that outlives it is signed as usual once the refresh is over.
 public actor Authentication<A: Authenticator>: RequestAuthentication {
     private let authenticator: A
     private let clock: any Clock<Duration>
