@@ -196,4 +196,44 @@ import Testing
             ])
         #expect(await authentication.refreshCount == 1)
     }
+
+    /// A task spawned inside a refresh inherits its task-locals: once the refresh is over, its
+    /// requests are signed like any other (they used to go out unsigned for good).
+    @Test func aTaskSpawnedByARefreshIsSignedOnceTheRefreshIsOver() async throws {
+        struct Spawning: Authenticator {
+            let provider = Locked<Provider<TestAPI>?>(nil)
+            let spawned = Locked<Task<Response, any Error>?>(nil)
+            let gate = StageGate()
+            func apply(_ credential: String, to request: inout URLRequest) {
+                request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+            }
+            func refresh(_ credential: String) async throws -> String {
+                guard let provider = provider.withLock({ $0 }) else { throw CancellationError() }
+                let gate = gate
+                // A prefetch started by the refresh that goes on after it.
+                spawned.withLock {
+                    $0 = Task {
+                        try await gate.pass()
+                        return try await provider.request(.item(id: 7))
+                    }
+                }
+                return "token-1"
+            }
+        }
+        let transport = RecordingTransport { request in
+            let authorization = request.value(forHTTPHeaderField: "Authorization")
+            return Response(statusCode: authorization == "Bearer token-1" ? 200 : 401, data: Data(), request: request)
+        }
+        let authenticator = Spawning()
+        let authentication = Authentication(authenticator, credential: "token-0")
+        let provider = Provider<TestAPI>(transport: transport, authentication: authentication)
+        authenticator.provider.withLock { $0 = provider }
+        defer { authenticator.provider.withLock { $0 = nil } }
+        #expect(try await provider.request(.plain).statusCode == 200)
+        #expect(await authentication.isRefreshing == false)
+        authenticator.gate.open()
+        let spawned = try #require(authenticator.spawned.withLock { $0 })
+        #expect(try await spawned.value.statusCode == 200)
+        #expect(transport.sent.last?.value(forHTTPHeaderField: "Authorization") == "Bearer token-1")
+    }
 }

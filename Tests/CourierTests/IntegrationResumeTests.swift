@@ -22,6 +22,7 @@ struct IntegrationResumeTests {
         var resumption: DownloadResumption
         var retryPolicy: RetryPolicy? = nil
         var headers: [String: String] = [:]
+        var limits: Limits? = nil
         var baseURL: URL { FaultServer.baseURL ?? URL(string: "http://127.0.0.1:9")! }
         var path: String { "resumable?\(query)" }
         var task: HTTPTask {
@@ -208,6 +209,121 @@ struct IntegrationResumeTests {
         // The hostile 206 was dropped, and the file asked for again without Range.
         #expect(log.map(\.status) == [200, 206, 200])
         #expect(log.last?.range == nil)
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func a206NobodyAskedForIsNeverTheFileNorItsStart() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        // The second half of the file, whole, as the answer to a request for all of it.
+        do throws(CourierError) {
+            _ = try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&cut=0&bad=unasked&id=\(id)", file: folder.file,
+                    resumption: .enabled(id: id)))
+            Issue.record("half the file was taken as the file")
+        } catch {
+            guard case .underlying(let underlying, _) = error else {
+                Issue.record("expected a DownloadResumeFailure, got \(error)")
+                return
+            }
+            #expect(
+                underlying as? DownloadResumeFailure
+                    == .unrequestedPartialContent(contentRange: "bytes \(Self.size / 2)-\(Self.size - 1)/\(Self.size)"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        // The same piece broken off, with a retry: it is not kept as the start of the file, so
+        // the retry does not ask for "the rest" of it.
+        let cutID = id + "-cut"
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&bad=unasked&id=\(cutID)", file: folder.file,
+                    resumption: .enabled(id: cutID), retryPolicy: Self.retrying))
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        #expect(try await Self.log(cutID).map(\.range) == [nil, nil])
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func a206ForLessThanTheRestKeepsItsBytesForTheNextAttempt() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        }
+        // A valid 206 for the next 1,000 bytes only: not the file yet, but its bytes continue it.
+        do throws(CourierError) {
+            _ = try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&short=1000&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+            Issue.record("a file short of its end was taken as the file")
+        } catch {
+            guard case .underlying(let underlying, _) = error else {
+                Issue.record("expected a DownloadResumeFailure, got \(error)")
+                return
+            }
+            #expect(
+                underlying as? DownloadResumeFailure
+                    == .rangeMismatch(expectedLength: Int64(Self.size), actualLength: Self.cut + 1000))
+        }
+        #expect(provider.partialDownloads.count == 1)
+        let response = try await provider.request(
+            Resumable(query: "n=\(Self.size)&v=1&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        let log = try await Self.log(id)
+        #expect(log.map(\.range) == [nil, "bytes=\(Self.cut)-", "bytes=\(Self.cut + 1000)-"])
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func theDownloadLimitCountsTheBytesAlreadyKept() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        }
+        // The rest alone is within the limit; with the kept bytes the file would not be.
+        let limit = Int64(Self.size) - 1
+        do throws(CourierError) {
+            _ = try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id),
+                    limits: Limits(maxDownloadBytes: limit)))
+            Issue.record("a file over the download limit was accepted")
+        } catch {
+            guard case .limitExceeded(.downloadBody(let reported)) = error else {
+                Issue.record("expected the download limit, got \(error)")
+                return
+            }
+            #expect(reported == limit)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        #expect(provider.partialDownloads.count == 0)
+    }
+
+    @Test func twoCallsWithOneIdNeverShareTheKeptFile() async throws {
+        let (first, second) = (Folder(), Folder())
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)", file: first.file, resumption: .enabled(id: id)))
+        }
+        let query = "n=\(Self.size)&v=1&cut=0&id=\(id)"
+        async let one = provider.request(Resumable(query: query, file: first.file, resumption: .enabled(id: id)))
+        async let two = provider.request(Resumable(query: query, file: second.file, resumption: .enabled(id: id)))
+        let statuses = [try await one.statusCode, try await two.statusCode].sorted()
+        // One resumes the kept file; the other, finding it taken, asks for the whole file.
+        #expect(statuses == [200, 206])
+        let expected = try await Self.expected(version: "1")
+        #expect(try Data(contentsOf: first.file) == expected)
+        #expect(try Data(contentsOf: second.file) == expected)
         #expect(provider.partialDownloads.count == 0)
     }
 

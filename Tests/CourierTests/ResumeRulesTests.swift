@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    @Test func a206ToARequestWithoutRangeIsTheFileOnlyWhenItIsAllOfIt() {
+        let whole = ResumeRules.decide(
+            status: 206, header: Self.headers(["Content-Range": "bytes 0-999/1000"]), offer: nil)
+        #expect(whole == .replace)
+        for fields in [
+            ["Content-Range": "bytes 500-999/1000"],  // the second half, as if it were all of it
+            ["Content-Range": "bytes 0-499/1000"],  // the first half
+            ["Content-Range": "bytes 0-499/*"],
+            [:],
+        ] {
+            guard case .refuse = ResumeRules.decide(status: 206, header: Self.headers(fields), offer: nil) else {
+                Issue.record("a 206 nobody asked for (\(fields)) was taken as the entity")
+                continue
+            }
+        }
+    }
+
     @Test func aChangedLastModifiedStartsOver() {
         let offer = ResumeRules.Offer(length: 600, validator: "Tue, 24 Nov 2026 10:00:00 GMT")
         let changed = ResumeRules.decide(

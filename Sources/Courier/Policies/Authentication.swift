@@ -106,7 +106,8 @@ protocol RequestAuthentication: Sendable {
 /// A refresh may ask for the new credential through a provider that uses this same
 /// authentication (the usual token endpoint of the API): requests sent from inside
 /// ``Authenticator/refresh(_:)`` are sent unsigned and never start a refresh themselves, so they
-/// neither wait for the refresh they belong to nor for one another.
+/// neither wait for the refresh they belong to nor for one another. A task the refresh starts
+/// that outlives it is signed as usual once the refresh is over.
 public actor Authentication<A: Authenticator>: RequestAuthentication {
     private let authenticator: A
     private let clock: any Clock<Duration>
@@ -123,6 +124,11 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// cancelled too.
     private var refreshWaiters = 0
     private var refreshTimes: [Duration] = []
+    /// Refreshes whose work is still running, by serial: only a request sent from inside one of
+    /// them goes unsigned, not one from a task it spawned that outlives it (task-locals follow
+    /// unstructured tasks).
+    private var liveRefreshes: Set<UInt64> = []
+    private var refreshSerial: UInt64 = 0
     private let start: any InstantProtocol<Duration>
 
     /// Creates an authentication.
@@ -156,7 +162,10 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
 
     func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest? {
         // Sent by this authentication's own refresh: waiting for that refresh would wait forever.
-        if RefreshScope.running.contains(ObjectIdentifier(self)) { return nil }
+        let me = ObjectIdentifier(self)
+        if RefreshScope.running.contains(where: { $0.authentication == me && liveRefreshes.contains($0.serial) }) {
+            return nil
+        }
         if let refreshing {
             // Do not go out with a credential that is being replaced.
             try await wait(for: refreshing)
@@ -185,18 +194,21 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         refreshTimes.append(now)
         let stale = credential
         let generationBefore = generation
+        refreshSerial += 1
+        let scope = RefreshScope.Key(authentication: ObjectIdentifier(self), serial: refreshSerial)
+        liveRefreshes.insert(scope.serial)
         // The task installs the new credential itself, on this actor, before anyone waiting for it
         // resumes: a request waiting in `sign` must never see the old credential afterwards.
         let task = Task { [authenticator] () async throws -> A.Credential in
             do {
                 let fresh = try await RefreshScope.$running.withValue(
-                    RefreshScope.running.union([ObjectIdentifier(self)])
+                    RefreshScope.running.union([scope])
                 ) { try await authenticator.refresh(stale) }
                 try Task.checkCancellation()
-                self.install(fresh, replacing: generationBefore)
+                self.install(fresh, replacing: generationBefore, scope: scope)
                 return fresh
             } catch {
-                self.abandon(generationBefore)
+                self.abandon(generationBefore, scope: scope)
                 throw error
             }
         }
@@ -204,14 +216,16 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         try await wait(for: task)
     }
 
-    private func install(_ fresh: A.Credential, replacing generationBefore: Int) {
+    private func install(_ fresh: A.Credential, replacing generationBefore: Int, scope: RefreshScope.Key) {
+        liveRefreshes.remove(scope.serial)
         guard generation == generationBefore else { return }
         credential = fresh
         generation += 1
         refreshing = nil
     }
 
-    private func abandon(_ generationBefore: Int) {
+    private func abandon(_ generationBefore: Int, scope: RefreshScope.Key) {
+        liveRefreshes.remove(scope.serial)
         if generation == generationBefore { refreshing = nil }
     }
 
@@ -273,8 +287,14 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     }
 }
 
-/// The authentications whose refresh the current task is running (a task-local value: it
-/// follows the refresh into the requests it sends, and nowhere else).
+/// The refreshes the current task is running (a task-local value: it follows the refresh into
+/// the requests it sends, and into tasks it spawns, which is why each refresh is named by a serial
+/// that counts only while it runs).
 enum RefreshScope {
-    @TaskLocal static var running: Set<ObjectIdentifier> = []
+    struct Key: Hashable, Sendable {
+        let authentication: ObjectIdentifier
+        let serial: UInt64
+    }
+
+    @TaskLocal static var running: Set<Key> = []
 }

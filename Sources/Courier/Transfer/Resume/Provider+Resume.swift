@@ -78,9 +78,19 @@ extension Provider {
         }
         let decision = ResumeRules.decide(
             status: response.statusCode, header: { response.value(forHTTPHeaderField: $0) }, offer: entry?.offer)
+        if case .refuse = decision {
+            // Only a request without an offer is refused: there is no partial file to keep.
+            if let entry { store.discard(entry) }
+            unlink(segment.path)
+            return .answer(
+                .failure(
+                    .underlying(
+                        DownloadResumeFailure.unrequestedPartialContent(
+                            contentRange: response.value(forHTTPHeaderField: "Content-Range")), response)))
+        }
         switch (decision, entry) {
         case (.append, let entry?):
-            return .answer(await complete(entry, with: response, segment: segment, limits: limits))
+            return .answer(await complete(entry, key: key, with: response, segment: segment, limits: limits))
         case (.restart, let entry?):
             store.discard(entry)
             unlink(segment.path)
@@ -97,7 +107,7 @@ extension Provider {
 
     /// A `206` for the rest: appended to the partial file, which becomes the download.
     private nonisolated func complete(
-        _ entry: PartialDownloads.Entry, with response: Response, segment: URL, limits: Limits
+        _ entry: PartialDownloads.Entry, key: String, with response: Response, segment: URL, limits: Limits
     ) async -> Result<Response, CourierError> {
         let store = partialDownloads
         defer { unlink(segment.path) }
@@ -113,8 +123,18 @@ extension Provider {
         // `decide` read this range before answering `.append`.
         let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
         let expected = range.map { $0.total ?? ($0.last + 1) } ?? -1
-        guard let range, length == range.last + 1, length == expected else {
+        guard let range, length == range.last + 1 else {
             store.discard(entry)
+            return .failure(
+                .underlying(
+                    DownloadResumeFailure.rangeMismatch(expectedLength: expected, actualLength: length), response))
+        }
+        guard length == expected else {
+            // A whole 206 for less than the rest (RFC 9110 lets a server send less): its bytes
+            // continue the file, so they are kept for the next attempt rather than thrown away.
+            var kept = entry
+            kept.offer.length = length
+            store.checkIn(key, kept)
             return .failure(
                 .underlying(
                     DownloadResumeFailure.rangeMismatch(expectedLength: expected, actualLength: length), response))

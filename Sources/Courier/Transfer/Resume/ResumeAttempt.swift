@@ -53,16 +53,23 @@ final class ResumeAttempt: Sendable {
 }
 
 /// Why a resumed download could not be completed, in ``CourierError/underlying(_:_:)`` with the
-/// response. Its bytes are not kept.
+/// response. Its bytes are not kept, except those of a `206` that ended where its
+/// `Content-Range` said before the entity's end: they continue the file, and a later attempt asks
+/// for the rest after them.
 public enum DownloadResumeFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `206` body did not end where its `Content-Range` said, or the range stopped before the
     /// entity's end: the file would not be the entity.
     case rangeMismatch(expectedLength: Int64, actualLength: Int64)
+    /// A `206` answered a request sent without `Range`, and its `Content-Range` (quoted) is not
+    /// the whole entity: its body is not the file.
+    case unrequestedPartialContent(contentRange: String?)
 
     public var description: String {
         switch self {
         case .rangeMismatch(let expected, let actual):
             "the resumed download has \(actual) bytes where its Content-Range says \(expected)"
+        case .unrequestedPartialContent(let range):
+            "a 206 (Content-Range \(range ?? "missing")) answered a request for the whole file"
         }
     }
 }

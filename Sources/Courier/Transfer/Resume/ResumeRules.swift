@@ -28,6 +28,9 @@ enum ResumeRules {
         /// An answer about something else (an error status, a redirect): the partial file is kept
         /// for a later attempt and the body is not part of the entity.
         case keep
+        /// A `206` to a request sent without `Range` that is not the whole entity: its body is a
+        /// piece of the entity at an unknown place, never the download (nor a partial file).
+        case refuse(String)
     }
 
     /// The headers that ask for the rest of the entity: `Range: bytes=N-` and `If-Range`.
@@ -69,7 +72,15 @@ enum ResumeRules {
     /// Decides about the final answer to a request that offered `offer` (`nil`: sent without
     /// `Range`).
     static func decide(status: Int, header: (String) -> String?, offer: Offer?) -> Decision {
-        guard let offer else { return (200..<300).contains(status) ? .replace : .keep }
+        guard let offer else {
+            // A 206 nobody asked for is the entity only when its range covers all of it.
+            if status == 206 {
+                guard let range = header("Content-Range").flatMap(ContentRange.init), range.first == 0,
+                    range.total == range.last + 1
+                else { return .refuse("a 206 to a request without Range") }
+            }
+            return (200..<300).contains(status) ? .replace : .keep
+        }
         switch status {
         case 206:
             guard let range = header("Content-Range").flatMap(ContentRange.init) else {
