@@ -38,11 +38,13 @@ import Testing
     /// bytes, zlib 6). Python's zlib inflates stored blocks in the test above (body 5).
     @Test(arguments: [BodyCompressor.Coding.gzip, .deflate], [1 << 16, 1_000, 100_000])
     func incompressibleBodiesGrowByAFewBytesPerBlock(coding: BodyCompressor.Coding, chunkSize: Int) async throws {
-        var generator = SystemRandomNumberGenerator()
-        // Three stored blocks at the largest chunk size. Compressed off the cooperative pool: under
-        // a sanitizer this is seconds of work, which would stall every other test's requests.
-        let random = (0..<140_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let compressed = try await offThePool { BodyCompressor.compress(random, coding: coding, chunkSize: chunkSize) }
+        // Three stored blocks at the largest chunk size. Made and compressed off the cooperative
+        // pool: under a sanitizer this is seconds of work, which would stall other tests' requests.
+        let (random, compressed) = try await offThePool {
+            var generator = SystemRandomNumberGenerator()
+            let random = (0..<140_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            return (random, BodyCompressor.compress(random, coding: coding, chunkSize: chunkSize))
+        }
         let chunks = (random.count + chunkSize - 1) / chunkSize
         let storedBlocks = chunks * ((min(chunkSize, random.count) + 65_534) / 65_535)
         let framing = coding == .gzip ? 18 : 6

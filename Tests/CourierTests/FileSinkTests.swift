@@ -27,8 +27,14 @@ import Testing
         }
     }
 
-    /// `total` random bytes in chunks of random sizes.
-    static func chunks(total: Int, seed: UInt64) -> [Data] {
+    /// `total` random bytes in chunks of random sizes, made off the cooperative pool (megabytes
+    /// of a debug build's random words take a pool thread for many seconds under a sanitizer,
+    /// and every other test's requests wait for it).
+    static func chunks(total: Int, seed: UInt64) async throws -> [Data] {
+        try await offThePool { makeChunks(total: total, seed: seed) }
+    }
+
+    private static func makeChunks(total: Int, seed: UInt64) -> [Data] {
         var random = SeededRandom(seed: seed)
         let words = (0..<(total + 7) / 8).map { _ in random.next() }
         let bytes = words.withUnsafeBytes { Data($0.prefix(total)) }
@@ -62,7 +68,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let url = folder.url.appendingPathComponent("body.part")
-        let chunks = Self.chunks(total: 5 * FileSink.batchSize + 12_345, seed: 7)
+        let chunks = try await Self.chunks(total: 5 * FileSink.batchSize + 12_345, seed: 7)
         let sink = FileSink(url: url)
         for chunk in chunks { try sink.append(chunk) }
         #expect(await Self.finish(sink) == nil)
@@ -86,7 +92,7 @@ import Testing
         let url = folder.url.appendingPathComponent("slow.part")
         let gate = Gate()
         let sink = FileSink(url: url, writer: gate.writer())
-        let chunks = Self.chunks(total: Int(FileSink.window) * 2, seed: 11)
+        let chunks = try await Self.chunks(total: Int(FileSink.window) * 2, seed: 11)
         // Nothing is written yet: every append still returns (a wait here would end the test at
         // its time limit).
         for chunk in chunks { try sink.append(chunk) }
@@ -105,7 +111,7 @@ import Testing
         defer { folder.remove() }
         let gate = Gate()
         let sink = FileSink(url: folder.url.appendingPathComponent("gone.part"), writer: gate.writer())
-        for chunk in Self.chunks(total: Int(FileSink.window) * 2, seed: 13) { try sink.append(chunk) }
+        for chunk in try await Self.chunks(total: Int(FileSink.window) * 2, seed: 13) { try sink.append(chunk) }
         #expect(sink.isBehind)
         async let waited: Void = Self.waitForDisk(sink)
         sink.discard()
@@ -120,7 +126,7 @@ import Testing
         let full = CourierError(CocoaError(.fileWriteOutOfSpace))
         let sink = FileSink(url: url) { _, _, _ in full }
         // The write fails on the sink's queue; an append after that may throw it already.
-        for chunk in Self.chunks(total: 2 * FileSink.batchSize, seed: 17) {
+        for chunk in try await Self.chunks(total: 2 * FileSink.batchSize, seed: 17) {
             guard (try? sink.append(chunk)) != nil else { break }
         }
         let failure = await Self.finish(sink)
