@@ -16,12 +16,11 @@ import Testing
     /// Bodies of many shapes: empty, one byte, text, runs, random bytes, a pattern, four symbols.
     /// Random bytes (5) and four random symbols (7) cannot shrink by half with the fixed codes.
     static func bodies() -> [[UInt8]] {
-        var generator = SystemRandomNumberGenerator()
-        let random = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let random = [UInt8](SeededRandom.bytes(70_000, seed: .random(in: 0...UInt64.max)))
         let text = Array(String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 3_000).utf8)
         let runs = [UInt8](repeating: 0x41, count: 100_000)
         let mixed = (0..<150_000).map { UInt8(truncatingIfNeeded: ($0 * 7) % 251 + ($0 / 1000) % 3) }
-        let fewSymbols = (0..<50_000).map { _ in UInt8.random(in: 0...3, using: &generator) }
+        let fewSymbols = SeededRandom.bytes(50_000, seed: .random(in: 0...UInt64.max)).map { $0 & 3 }
         return [[], [7], Array("a".utf8), text, runs, random, mixed, fewSymbols]
     }
 
@@ -41,8 +40,7 @@ import Testing
         // Three stored blocks at the largest chunk size. Made and compressed off the cooperative
         // pool: under a sanitizer this is seconds of work, which would stall other tests' requests.
         let (random, compressed) = try await offThePool {
-            var generator = SystemRandomNumberGenerator()
-            let random = (0..<140_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let random = [UInt8](SeededRandom.bytes(140_000, seed: .random(in: 0...UInt64.max)))
             return (random, BodyCompressor.compress(random, coding: coding, chunkSize: chunkSize))
         }
         let chunks = (random.count + chunkSize - 1) / chunkSize

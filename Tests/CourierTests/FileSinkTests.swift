@@ -36,8 +36,7 @@ import Testing
 
     private static func makeChunks(total: Int, seed: UInt64) -> [Data] {
         var random = SeededRandom(seed: seed)
-        let words = (0..<(total + 7) / 8).map { _ in random.next() }
-        let bytes = words.withUnsafeBytes { Data($0.prefix(total)) }
+        let bytes = SeededRandom.bytes(total, seed: seed)
         var chunks: [Data] = []
         var made = 0
         while made < total {

@@ -34,3 +34,18 @@ extension Locked where Value == SeededRandom {
     func int(in range: ClosedRange<Int>) -> Int { withLock { Int.random(in: range, using: &$0) } }
     func bool() -> Bool { withLock { Bool.random(using: &$0) } }
 }
+
+extension SeededRandom {
+    /// `count` pseudo-random bytes from `seed`, made in one tight loop: megabytes cost
+    /// milliseconds even in a debug build under a sanitizer (a `map` over `random(in:)` took a
+    /// core for many seconds there, and every other test waited for it).
+    static func bytes(_ count: Int, seed: UInt64) -> Data {
+        var generator = SeededRandom(seed: seed)
+        var data = Data(count: (count + 7) / 8 * 8)
+        data.withUnsafeMutableBytes { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for index in words.indices { words[index] = generator.next() }
+        }
+        return data.prefix(count)
+    }
+}
