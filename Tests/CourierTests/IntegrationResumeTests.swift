@@ -66,7 +66,7 @@ struct IntegrationResumeTests {
     }
 
     static func log(_ id: String) async throws -> [LogEntry] {
-        let response = try await Provider<Fault>().request(Fault(path: "resumable-log?id=\(id)"))
+        let response = try await Provider<Fault>().request(Fault(path: "resumable-log?id=\(id)", timeout: .seconds(30)))
         return try JSONDecoder().decode([LogEntry].self, from: response.data)
     }
 
