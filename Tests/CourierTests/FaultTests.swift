@@ -58,7 +58,7 @@ struct FaultTests {
         let provider = Provider<Fault>(deduplication: .enabled)
         // Stalls must end at the 2 s deadline; the other faults get room, since the storm and
         // load tests share the server and sanitizers slow everything down.
-        let deadline: Duration = expected.description == "timedOut" ? .seconds(2) : .seconds(30)
+        let deadline: Duration = expected.description == "timedOut" ? .seconds(2) : .seconds(100)
         let outcome: FaultOutcome?
         do throws(CourierError) {
             outcome = .body(bytes: try await provider.request(Fault(path: path, timeout: deadline)).data.count)

@@ -36,15 +36,16 @@ struct IntegrationCancellationTests {
         let latency = try await cancelWhileWaiting(on: "delay/10")
         // The server would answer 200 after 10 s; the cancellation error shows the cancel ended the
         // request. Alone this takes well under 1 ms (also under ThreadSanitizer); the bound is only a
-        // sanity check, loose because the stress suites running in parallel can flood the
-        // cooperative pool. The benchmark measures p50/p99 (scripts/bench).
-        #expect(latency < .seconds(8), "cancel took \(latency)")
+        // sanity check (the request would otherwise end at 10 s with a 200), loose because ~600
+        // tests starting at once under a sanitizer on 2 cores stalled it 15 s in a CI run. The
+        // benchmark measures p50/p99 (scripts/bench).
+        #expect(latency < .seconds(30), "cancel took \(latency)")
     }
 
     @Test func cancellingDuringADripBodyThrows() async throws {
         // Headers come at once, then one byte a second for 5 s: the cancel lands in the body.
         let latency = try await cancelWhileWaiting(on: "drip?duration=10&numbytes=10&delay=0&code=200")
-        #expect(latency < .seconds(8), "cancel took \(latency)")
+        #expect(latency < .seconds(30), "cancel took \(latency)")
     }
 
     @Test func aCancelledRequestDoesNotBlockTheNextOne() async throws {
