@@ -272,8 +272,13 @@ final class HoldingTransport: Transport {
 
     func send(_ transfer: Transfer) async throws -> Response {
         continuation.yield(transfer.body.fileURL)
-        // Until cancelled (bounded, in case it never is).
-        try await Task.sleep(for: .seconds(600))
-        throw URLError(.timedOut)
+        // Holds until the call is cancelled: no sleep, a stream that ends when the task is.
+        let (cancelled, ends) = AsyncStream<Void>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in cancelled {}
+        } onCancel: {
+            ends.finish()
+        }
+        throw CancellationError()
     }
 }
