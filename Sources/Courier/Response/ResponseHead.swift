@@ -88,7 +88,7 @@ final class LazyHTTPResponse: Sendable {
 
     /// `Content-Length`, or -1 when absent or not a number (as `URLResponse.expectedContentLength`).
     var expectedContentLength: Int64 {
-        value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingASCIISpaces) } ?? -1
+        value(forHTTPHeaderField: "Content-Length").flatMap(HeaderNumber.length) ?? -1
     }
 
     private static func build(url: URL, statusCode: Int, httpVersion: String, fields: [Field]) -> HTTPURLResponse? {
@@ -103,15 +103,5 @@ final class LazyHTTPResponse: Sendable {
         return zip(a.utf8, b.utf8).allSatisfy { x, y in
             x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
         }
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces and tabs.
-    fileprivate var trimmingASCIISpaces: Substring {
-        var slice = self[...]
-        while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-        while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-        return slice
     }
 }

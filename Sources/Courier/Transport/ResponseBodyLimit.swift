@@ -65,7 +65,7 @@ public struct ResponseBodyLimit: Sendable {
     static func contentLength(of response: URLResponse?) -> Int64 {
         guard let http = response as? HTTPURLResponse,
             let value = http.value(forHTTPHeaderField: "Content-Length"),
-            let length = Int64(value.trimmingCharacters(in: .whitespaces)), length >= 0
+            let length = HeaderNumber.length(value)
         else { return -1 }
         return length
     }
