@@ -11,7 +11,11 @@ let package = Package(
         .executableTarget(
             name: "StubLoop",
             dependencies: [.product(name: "Courier", package: "Courier")]
-        )
+        ),
+        .executableTarget(
+            name: "WireLoop",
+            dependencies: [.product(name: "Courier", package: "Courier")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,14 +1,16 @@
-@testable import Courier
 import Foundation
 import Testing
+
+@testable import Courier
 
 /// `Content-Length` read byte by byte (`1*DIGIT`, spaces and tabs around it), for responses (the
 /// body limit, progress) and for the request's own header (ContentLengthTests).
 @Suite struct HeaderNumberTests {
-    @Test(arguments: [
-        ("0", 0), ("42", 42), (" 42", 42), ("42\t", 42), ("\t 7 \t", 7), ("0007", 7),
-        ("9223372036854775807", Int64.max),
-    ] as [(String, Int64)])
+    @Test(
+        arguments: [
+            ("0", 0), ("42", 42), (" 42", 42), ("42\t", 42), ("\t 7 \t", 7), ("0007", 7),
+            ("9223372036854775807", Int64.max),
+        ] as [(String, Int64)])
     func reads(text: String, expected: Int64) {
         #expect(HeaderNumber.length(text) == expected)
     }
