@@ -60,6 +60,20 @@ extension TransportConformance {
                 }
             }
         },
+        Check(
+            "a body cut short of its Content-Length is a lost connection, which the default policy retries",
+            overTLS: false
+        ) { context in
+            // As Apple's URLSession reports it: `.networkConnectionLost`, so that
+            // `RetryPolicy.default` retries it (and a resumable download resumes) on every transport.
+            do throws(CourierError) {
+                let response = try await context.provider().request(context.fault("close-mid-body"))
+                Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                #expect(urlErrorCode(error) == .networkConnectionLost, "\(error)")
+                #expect(RetryPolicy.default.isRetryable(error), "\(error)")
+            }
+        },
         Check("bytes past Content-Length are ignored", overTLS: false) { context in
             let response = try await context.provider().request(context.fault("long-body"))
             #expect(response.data.count == 10)

@@ -216,4 +216,25 @@ struct TransportRulesTests {
             #expect(ids.first ?? nil != nil)
         }
     }
+
+    /// FoundationNetworking's `.unknown` for a body cut short of a known `Content-Length` is
+    /// reported as `.networkConnectionLost` (what Apple's URLSession and AsyncHTTPClient report, and
+    /// what the default retry policy retries); nothing else is renamed.
+    @Test func aBodyCutShortOfItsLengthIsALostConnection() throws {
+        func response(_ fields: [String: String]) -> HTTPURLResponse? {
+            HTTPURLResponse(url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
+        }
+        let cases: [(any Error, HTTPURLResponse?, Int64, URLError.Code)] = [
+            (URLError(.unknown), response(["Content-Length": "1000"]), 100, .networkConnectionLost),
+            (URLError(.unknown), response(["Content-Length": "1000"]), 1000, .unknown),  // all arrived
+            (URLError(.unknown), response([:]), 100, .unknown),  // chunked: a cut or a malformed body
+            (URLError(.unknown), response(["Content-Length": "1000", "Content-Encoding": "gzip"]), 100, .unknown),
+            (URLError(.unknown), nil, 0, .unknown),  // no head: not a body cut short
+            (URLError(.timedOut), response(["Content-Length": "1000"]), 100, .timedOut),
+        ]
+        for (error, head, received, expected) in cases {
+            let mapped = SessionRouter.cutShort(error, response: head, received: received)
+            #expect((mapped as? URLError)?.code == expected, "\(head?.allHeaderFields ?? [:]) \(received)")
+        }
+    }
 }

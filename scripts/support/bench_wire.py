@@ -16,10 +16,12 @@ import re
 import subprocess
 import sys
 
-COURIER = "$s7Courier"
-# Calls Courier's transport makes that `URLSession.data(for:)` makes as well (task creation and
-# resumption, its own locks): shown apart from Courier's own work.
+COURIER = ("$s7Courier", "$s22CourierAsyncHTTPClient")
+# Calls Courier's transports make that the raw clients make as well, shown apart from Courier's own
+# work: on URLSession, creating and resuming the task (`resume()` waits on the session's work queue);
+# on AsyncHTTPClient, anything in AsyncHTTPClient or SwiftNIO (by the callee's mangled module name).
 SHARED_WITH_RAW = ("URLSession.dataTask(with:)", "DispatchQueue.sync(execute:)", "URLSessionTask.resume()")
+SHARED_MODULES = ("$s15AsyncHTTPClient", "$s7NIOCore", "$s8NIOPosix", "$s8NIOHTTP1", "$s8NIOHTTP2", "$s6NIOSSL")
 
 
 def stacks(path):
@@ -69,7 +71,7 @@ def main():
         print(f"| {client} | {rusage:.1f} | {len(sampled) * per:.1f} | {courier * per:.1f} |")
 
     for client, requests, _, sampled in runs:
-        if client == "raw":
+        if client.startswith("raw"):
             continue
         per = 1e6 / hz / requests
         groups = collections.Counter()
@@ -84,7 +86,9 @@ def main():
         rows = []
         for (frame, callee), count in groups.most_common():
             callee_name = names.get(callee, callee)
-            is_shared = any(callee_name.startswith(prefix) for prefix in SHARED_WITH_RAW)
+            is_shared = any(callee_name.startswith(prefix) for prefix in SHARED_WITH_RAW) or callee.startswith(
+                SHARED_MODULES
+            )
             if is_shared:
                 shared += count
             else:

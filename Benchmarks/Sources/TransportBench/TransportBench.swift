@@ -222,6 +222,29 @@ enum TransportBench {
         for workload in workloads {
             for which in clients { try await concurrently(8, total: 200, operation(which, workload)) }
         }
+        // TRANSPORT_BENCH_PROFILE=N[:WORKERS]: each selected client alone, N requests of the first
+        // workload, for a profiler (scripts/bench-wire --ahc runs one client per process under perf).
+        if let profile = environment["TRANSPORT_BENCH_PROFILE"] {
+            let parts = profile.split(separator: ":").compactMap { Int($0) }
+            guard let total = parts.first, total > 0, let workload = workloads.first else {
+                note("TRANSPORT_BENCH_PROFILE: N[:WORKERS], N > 0")
+                exit(2)
+            }
+            let workers = parts.count > 1 ? max(1, parts[1]) : 1
+            for which in clients {
+                let cpu = cpuSeconds()
+                let start = ContinuousClock.now
+                try await concurrently(workers, total: total, operation(which, workload))
+                let elapsed = ContinuousClock.now - start
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                let perRequest = (cpuSeconds() - cpu) * 1e6 / Double(total)
+                print(
+                    "TransportBench profile \(which.rawValue): \(total) requests, \(workers) workers, "
+                        + "CPU \(String(format: "%.1f", perRequest)) µs/req, "
+                        + "\(String(format: "%.0f", Double(total) / seconds)) req/s")
+            }
+            return
+        }
         // The HTTP version each client negotiated, as the server saw it (and as the client says).
         var versions: [Client: String] = [:]
         let run = UUID().uuidString.prefix(8)

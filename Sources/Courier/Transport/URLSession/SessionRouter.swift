@@ -285,6 +285,21 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         progress(.received(bytes: received))
     }
 
+    /// A body cut short: FoundationNetworking (libcurl) reports a connection that closes before
+    /// `Content-Length` bytes arrived as `URLError(.unknown)` ("transfer closed with N bytes
+    /// remaining"); Apple's URLSession and `AsyncHTTPClientTransport` report it as
+    /// `.networkConnectionLost`, which ``RetryPolicy/defaultRetryableErrors`` retries (and a
+    /// resumable download resumes). Only a known shortfall is renamed: a chunked body cut short
+    /// cannot be told apart from a malformed one here, and stays `.unknown`.
+    static func cutShort(_ error: any Error, response: HTTPURLResponse?, received: Int64) -> any Error {
+        guard let urlError = error as? URLError, urlError.code == .unknown, let response,
+            !ResponseBodyLimit.isEncoded(response.value(forHTTPHeaderField: "Content-Encoding"))
+        else { return error }
+        let announced = ResponseBodyLimit.contentLength(of: response)
+        guard announced >= 0, received < announced else { return error }
+        return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+    }
+
     /// Runs `body` on the entry in place (its body `Data` is never copied), if there is one.
     private static func update<R>(_ entry: inout Entry?, _ body: (inout Entry) -> R) -> R? {
         guard var value = entry else { return nil }
@@ -406,7 +421,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
             // A refused certificate: typed, with the host and the reason.
             if let refused = CourierError.serverTrust(from: error, url: entry.request.url) { return .failure(refused) }
-            return .failure(URLErrors.normalize(error))
+            return .failure(Self.cutShort(URLErrors.normalize(error), response: httpResponse, received: entry.received))
         }
         guard let httpResponse else { return .failure(URLError(.badServerResponse)) }
         var metrics = entry.metrics

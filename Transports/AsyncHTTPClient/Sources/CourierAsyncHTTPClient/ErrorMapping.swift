@@ -37,7 +37,11 @@ enum ErrorMapping {
             default: return .unknown
             }
         }
-        if error is HTTPParserError { return .badServerResponse }
+        // The connection ended inside a message (a body cut short): lost, as URLSession reports it
+        // (and the default retry policy retries it); any other parse failure is a bad response.
+        if let error = error as? HTTPParserError {
+            return error == .invalidEOFState ? .networkConnectionLost : .badServerResponse
+        }
         if error is NIOConnectionError { return .cannotConnectToHost }
         if let error = error as? IOError { return code(forErrno: error.errnoCode) }
         #if canImport(Network)

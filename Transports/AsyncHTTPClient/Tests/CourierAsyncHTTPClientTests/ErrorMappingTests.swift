@@ -20,6 +20,8 @@ struct ErrorMappingTests {
             (HTTPClientError.connectTimeout, .timedOut),
             (HTTPClientError.invalidURL, .badURL),
             (HTTPParserError.invalidChunkSize, .badServerResponse),
+            // The connection ended inside a message: a body cut short.
+            (HTTPParserError.invalidEOFState, .networkConnectionLost),
             (IOError(errnoCode: ECONNREFUSED, reason: "connect"), .cannotConnectToHost),
             (IOError(errnoCode: ECONNRESET, reason: "read"), .networkConnectionLost),
             (ChannelError.eof, .networkConnectionLost),
