@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -82,5 +83,33 @@ import Testing
         #expect(try Data(contentsOf: file) == Data("whole".utf8))
         // The kept bytes are untouched: a stub is not the server they came from.
         #expect(provider.partialDownloads.count == 1)
+    }
+
+    struct OwnRange: TargetType {
+        var file: URL
+        var header: String
+        var baseURL: URL { URL(string: "https://example.invalid")! }
+        var path: String { "file" }
+        var headers: [String: String] { [header: header == "Range" ? "bytes=0-9" : "\"v1\""] }
+        var task: HTTPTask { .download(.custom(options: [.removePreviousFile]) { [file] _, _ in file }) }
+        var downloadResumption: DownloadResumption { .enabled(id: "own-range") }
+    }
+
+    /// A resumable download asks for its own ranges: a caller's `Range` or `If-Range` would be
+    /// replaced once bytes are kept, so it is refused before anything is sent, not dropped.
+    @Test(arguments: ["Range", "If-Range"])
+    func aCallersOwnRangeOnAResumableDownloadIsRefused(header: String) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("own-range-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let transport = StubTransport()
+        let provider = Provider<OwnRange>(transport: transport)
+        await #expect {
+            try await provider.request(OwnRange(file: file, header: header))
+        } throws: { error in
+            guard case .requestMapping(let message) = error as? CourierError else { return false }
+            return message.contains(header) && message.contains("downloadResumption")
+        }
+        #expect(transport.requests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 }

@@ -28,6 +28,14 @@ extension Provider {
         _ request: URLRequest, resumption: DownloadResumption, limits: Limits,
         exchange: (URLRequest, URL) async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {
+        // The ranges of a resumable download are Courier's to ask for: a caller's own would be
+        // replaced as soon as bytes are kept, so it is refused rather than silently dropped.
+        for name in ["Range", "If-Range"] where request.value(forHTTPHeaderField: name) != nil {
+            return .failure(
+                .requestMapping(
+                    "a download with downloadResumption enabled sets its own \(name) header: remove the caller's, "
+                        + "or set downloadResumption to .disabled to ask for a range yourself"))
+        }
         let key = resumption.key(for: request)
         var entry = partialDownloads.checkOut(key)
         while true {
