@@ -211,6 +211,32 @@ struct IntegrationResumeTests {
         #expect(provider.partialDownloads.count == 0)
     }
 
+    /// A restart in the call that got a fresh URL (its offer refused by a 206 that does not
+    /// continue the file) asks the fresh URL for the whole file, not the first one, which may have
+    /// expired.
+    @Test func aRestartAfterAFreshURLGoesToTheFreshURL() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        await #expect(throws: CourierError.self) {
+            try await provider.request(
+                Resumable(query: "n=\(Self.size)&v=1&id=\(id)&sig=1", file: folder.file, resumption: .enabled(id: id)))
+        }
+        let response = try await provider.request(
+            Resumable(
+                query: "n=\(Self.size)&v=1&cut=0&bad=start&id=\(id)&sig=1", file: folder.file,
+                resumption: .enabled(id: id) { url in
+                    URL(string: url.absoluteString.replacingOccurrences(of: "sig=1", with: "sig=2"))!
+                }))
+        #expect(response.statusCode == 200)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206, 200])
+        #expect(log.map { $0.query["sig"] } == ["1", "2", "2"])
+        #expect(log.last?.range == nil)
+        #expect(provider.partialDownloads.count == 0)
+    }
+
     @Test func a206NobodyAskedForIsNeverTheFileNorItsStart() async throws {
         let folder = Folder()
         let id = UUID().uuidString

@@ -38,8 +38,11 @@ extension Provider {
         }
         let key = resumption.key(for: request)
         var entry = partialDownloads.checkOut(key)
+        // The request with the fresh URL, once the target gave one in this call: a restart
+        // (the offer refused) goes there too, not back to a URL that may have expired.
+        var renewed: URLRequest?
         while true {
-            var outgoing = request
+            var outgoing = renewed ?? request
             if let current = entry {
                 if let freshURL = resumption.freshURL, let url = request.url {
                     do {
@@ -47,6 +50,7 @@ extension Provider {
                         // Signed for `url`: credentials never follow a fresh URL to another
                         // origin (the same rule as a redirect's).
                         outgoing = Redirects.strippingCredentials(outgoing, from: url)
+                        renewed = outgoing
                     } catch {
                         partialDownloads.checkIn(key, current)
                         return .failure(Task.isCancelled ? .cancelled : CourierError(error))
