@@ -250,8 +250,8 @@ public struct StubAnswer: Sendable {
 
     /// The connection drops after `count` bytes of the body: the request (or the stream, after
     /// handing those bytes over) fails with the error `URLSessionTransport` gives for a body cut
-    /// short on this platform (`URLError(.networkConnectionLost)` on Apple platforms; on Linux,
-    /// FoundationNetworking's `URLError(.unknown)` "transfer closed with N bytes remaining to read").
+    /// short: `URLError(.networkConnectionLost)` (on Linux with libcurl's description, "transfer
+    /// closed with N bytes remaining to read").
     /// - Parameter count: Bytes delivered before the drop.
     public func droppingConnection(afterBytes count: Int) -> StubAnswer {
         var copy = self
@@ -364,11 +364,10 @@ extension URLError {
             info[NSURLErrorFailingURLErrorKey] = url
         }
         #if canImport(FoundationNetworking)
-            // libcurl's CURLE_PARTIAL_FILE, as FoundationNetworking reports it.
+            // libcurl's CURLE_PARTIAL_FILE, as FoundationNetworking describes it (the transport
+            // reports it as a lost connection).
             info[NSLocalizedDescriptionKey] = "transfer closed with \(remaining) bytes remaining to read"
-            return URLError(.unknown, userInfo: info)
-        #else
-            return URLError(.networkConnectionLost, userInfo: info)
         #endif
+        return URLError(.networkConnectionLost, userInfo: info)
     }
 }

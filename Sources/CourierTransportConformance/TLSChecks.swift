@@ -48,7 +48,7 @@ extension TransportConformance {
                 guard case .insecureRedirect(let url) = error as? CourierError else { return false }
                 return url.scheme == "http" && url.path.hasSuffix(marker)
             }
-            #expect(TLSTestServers.requests(containing: marker).count == 1)
+            #expect(await TLSTestServers.requests(containing: marker, atLeast: 1).count == 1)
             #expect(TLSTestServers.cleartextRequests(containing: marker).isEmpty)
         },
         Check("allowsInsecureRedirects follows a hop to http without a body, never one that repeats it") { context in
@@ -62,7 +62,7 @@ extension TransportConformance {
             #expect(echo.url?.hasPrefix("http://") == true)
             // A change of scheme is a change of origin: the credential stays behind.
             #expect(echo.headers.keys.contains { $0.lowercased() == "authorization" } == false)
-            #expect(TLSTestServers.cleartextRequests(containing: followed).count == 1)
+            #expect(await TLSTestServers.cleartextRequests(containing: followed, atLeast: 1).count == 1)
             let refused = "cleartext-\(UUID().uuidString)"
             var withBody = context.bin("to-http-307/anything/\(refused)", method: .post, task: .data(Data("x".utf8)))
             withBody.baseURL = tls
@@ -80,7 +80,7 @@ extension TransportConformance {
             var target = context.bin("small.json", task: .parameters(["m": marker], encoding: .queryString))
             target.baseURL = tls
             let response = try await context.provider().request(target)
-            let line = try #require(TLSTestServers.requests(containing: marker).first)
+            let line = try #require(await TLSTestServers.requests(containing: marker, atLeast: 1).first)
             let seen = line.split(separator: " ").dropFirst().first.map(String.init)
             // nginx writes HTTP/2.0 where Courier says HTTP/2; nil: the transport does not say.
             if let version = response.httpVersion {
@@ -99,7 +99,7 @@ extension TransportConformance {
                 }
                 for try await status in group { #expect(status == 200) }
             }
-            let lines = TLSTestServers.requests(containing: batch)
+            let lines = await TLSTestServers.requests(containing: batch, atLeast: 64)
             #expect(lines.count == 64)
             let connections = Set(lines.compactMap { $0.split(separator: " ").first })
             #expect(connections.count < 64)

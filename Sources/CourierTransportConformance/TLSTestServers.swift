@@ -35,6 +35,32 @@ public enum TLSTestServers {
         lines(of: environment["COURIER_HTTPBIN_ACCESS_LOG"], containing: marker)
     }
 
+    /// The TLS servers' log lines containing `marker`, once there are at least `count` of them
+    /// (or what there is after `seconds`). nginx writes a request's line after its response has
+    /// gone out, so a client that reads the log as soon as it has its answer can be ahead of it.
+    public static func requests(containing marker: String, atLeast count: Int, seconds: Double = 10) async -> [String] {
+        await waiting(atLeast: count, seconds: seconds) { requests(containing: marker) }
+    }
+
+    /// httpbin's log lines containing `marker`, once there are at least `count` of them (or what
+    /// there is after `seconds`).
+    public static func cleartextRequests(
+        containing marker: String, atLeast count: Int, seconds: Double = 10
+    ) async -> [String] {
+        await waiting(atLeast: count, seconds: seconds) { cleartextRequests(containing: marker) }
+    }
+
+    /// Reads `lines` until it has `count` lines, every 20 ms, for `seconds` at most.
+    private static func waiting(atLeast count: Int, seconds: Double, _ lines: () -> [String]) async -> [String] {
+        let clock = ContinuousClock()
+        let end = clock.now + .milliseconds(Int(seconds * 1000))
+        while true {
+            let found = lines()
+            if found.count >= count || clock.now >= end { return found }
+            try? await clock.sleep(for: .milliseconds(20))
+        }
+    }
+
     private static func lines(of path: String?, containing marker: String) -> [String] {
         guard let path, let data = FileManager.default.contents(atPath: path) else { return [] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains(marker) }.map(
