@@ -38,6 +38,8 @@ final class LazyHTTPResponse: Sendable {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         var fields: [Field] = []
+        // One allocation for a transport that knows its count (AsyncHTTPClient's headers do).
+        fields.reserveCapacity(headerFields.underestimatedCount)
         for (name, value) in headerFields {
             if let index = fields.firstIndex(where: { Self.sameName($0.name, name) }) {
                 fields[index] = Field(name: fields[index].name, value: fields[index].value + ", " + value)

@@ -225,6 +225,7 @@ public struct AsyncHTTPClientTransport: Transport {
         return Response(
             statusCode: Int(response.status.code), data: Data(), request: request, url: url,
             httpVersion: response.version.major >= 2 ? "HTTP/2" : "HTTP/1.1",
-            headerFields: response.headers.map { ($0.name, $0.value) })
+            // Lazily: the head reads AsyncHTTPClient's fields once, with no array in between.
+            headerFields: response.headers.lazy.map { ($0.name, $0.value) })
     }
 }
