@@ -119,5 +119,49 @@ import Testing
             TrafficController.hostKey(of: URL(string: "https://API.example.com/x")) == "https://api.example.com:443")
         #expect(TrafficController.hostKey(of: URL(string: "http://example.com:8080/")) == "http://example.com:8080")
         #expect(TrafficController.hostKey(of: URL(string: "http://example.com")) == "http://example.com:80")
+        #expect(TrafficController.hostKey(of: URL(string: "http://user@[::1]:8080/")) == "http://::1:8080")
+        #expect(TrafficController.hostKey(of: nil) == "")
+    }
+
+    /// The host key read off the URL's text gives Foundation's answer (`URL.scheme`, `URL.host`,
+    /// `URL.port`, lowercased, the scheme's default port) on every kind of URL: case, user info,
+    /// ports written oddly, IP literals, queries and fragments right after the host, and the URLs
+    /// the text reader leaves to Foundation (percent-encoded and non-ASCII hosts, no authority).
+    @Test(arguments: [
+        "https://API.example.com/x", "http://example.com:8080/", "http://example.com", "HTTPS://Example.COM:443/a?b#c",
+        "https://user:pw@host.test:8443/p", "https://a@b@host.test/", "https://user:p%40ss@Host.Test/x",
+        "http://[::1]:8080/x", "http://[::1]/", "https://[2001:DB8::1]/", "http://user@[::1]:80/",
+        "http://[fe80::1%25en0]:8080/", "http://[::ffff:127.0.0.1]/", "http://h:/x", "http://h:0080/x",
+        "http://h:00443/x", "https://h:99999/", "https://h:8/", "https://h:0/", "ws://h/x", "WSS://h/x", "Wss://h:80/",
+        "wss2://h/x", "httpsx://h/", "https://ex%41mple.com/", "https://example.com?x=1", "https://example.com#f",
+        "https://example.com:8443?x=1", "https://example.com:8443#f", "http://127.0.0.1:65535/", "ftp://h/",
+        "mailto:someone@example.com", "file:///tmp/x", "http:///path", "https://bücher.de/",
+        "https://xn--bcher-kva.de/", "https://example.com./", "custom+scheme://Host_Name~x/", "a.b-c+d://H/",
+        "https://:8080/", "https://example.com:/", "https://sub.sub.example.co.uk:1/a/b/c?d=e&f=g#h",
+    ])
+    func hostKeyMatchesFoundation(_ text: String) throws {
+        let url = try #require(URL(string: text))
+        #expect(TrafficController.hostKey(of: url) == TrafficController.foundationHostKey(of: url))
+    }
+
+    /// Ordinary URLs are read off their text, without Foundation's accessors; unusual ones are
+    /// left to Foundation.
+    @Test func theTextReaderAnswersOrdinaryURLs() throws {
+        for text in ["https://API.example.com/x", "http://u:p@h.test:8080/?q", "http://[::1]:8080/", "WSS://h#f"] {
+            #expect(TrafficController.textHostKey(of: try #require(URL(string: text))) != nil, "\(text)")
+        }
+        for text in [
+            "https://ex%41mple.com/", "mailto:someone@example.com", "http://[fe80::1%25en0]/", "https://h:000443/",
+        ] {
+            #expect(TrafficController.textHostKey(of: try #require(URL(string: text))) == nil, "\(text)")
+        }
+    }
+
+    /// Relative URLs: the key is their absolute URL's.
+    @Test func hostKeyOfARelativeURL() throws {
+        let base = try #require(URL(string: "HTTPS://Example.com:8443/v1/"))
+        let url = try #require(URL(string: "items/1", relativeTo: base))
+        #expect(TrafficController.hostKey(of: url) == "https://example.com:8443")
+        #expect(TrafficController.hostKey(of: url) == TrafficController.foundationHostKey(of: url))
     }
 }

@@ -185,6 +185,82 @@ import Testing
         #expect(metrics.pauseWait == .zero)
     }
 
+    /// How a call's exchange runs, for the queue-wait checks below.
+    enum Route: String, CaseIterable, Sendable {
+        /// On the call's own task.
+        case plain
+        /// Within a per-attempt deadline: on a task of its own.
+        case deadline
+        /// Behind the HTTP cache, which admits what it sends itself.
+        case cache
+        /// A stream, on the call's own task.
+        case stream
+        /// A stream within a per-attempt deadline.
+        case streamWithDeadline
+        /// De-duplicated: the shared exchange runs on a task of its own.
+        case shared
+    }
+
+    /// A call's queue wait reaches its metrics whichever way its exchange runs (the waits travel
+    /// back with the exchange, or through a box from a task of its own).
+    @Test(arguments: Route.allCases) func queueWaitShowsInMetricsOnEveryRoute(_ route: Route) async throws {
+        let clock = TestClock()
+        let transport = CountingTransport()
+        let timed = route == .deadline || route == .streamWithDeadline
+        let provider = Provider<Call>(
+            transport: transport, clock: clock, timeout: timed ? .seconds(600) : nil,
+            deduplication: route == .shared ? .enabled : .disabled, traffic: TrafficPolicy(maxRequests: 1),
+            cache: route == .cache ? HTTPCache(storage: MemoryCacheStorage(), now: clock.wallClock()) : nil)
+        let traffic = try control(provider)
+        let first = Task { try await provider.request(Call(name: "first")) }
+        await transport.gate.waitForRequests(1)
+        let second = Task { () async throws -> RequestMetrics? in
+            guard route == .stream || route == .streamWithDeadline else {
+                return try await provider.request(Call(name: "second")).metrics
+            }
+            let stream = try await provider.stream(Call(name: "second"))
+            for try await _ in stream.chunks {}
+            return stream.head.metrics
+        }
+        await traffic.waitFor { waiting, _ in waiting == 1 }
+        clock.advance(by: .seconds(3))
+        transport.gate.release()
+        _ = try await first.value
+        await transport.gate.waitForRequests(1)
+        transport.gate.release()
+        let metrics = try #require(try await second.value)
+        #expect(metrics.trafficWaits == [TrafficWait(attempt: 1, queue: .seconds(3), pause: .zero)])
+        await traffic.waitFor { waiting, inFlight in waiting == 0 && inFlight == 0 }
+    }
+
+    /// Callers that join a shared exchange report no wait of their own; the caller that started
+    /// it reports the exchange's.
+    @Test func onlyTheCallerThatStartedASharedExchangeReportsItsWait() async throws {
+        let clock = TestClock()
+        let transport = CountingTransport()
+        let provider = Provider<Call>(
+            transport: transport, clock: clock, deduplication: .enabled, traffic: TrafficPolicy(maxRequests: 1))
+        let traffic = try control(provider)
+        let first = Task { try await provider.request(Call(name: "first")) }
+        await transport.gate.waitForRequests(1)
+        let starter = Task { try await provider.request(Call(name: "same")) }
+        await traffic.waitFor { waiting, _ in waiting == 1 }
+        let joined = Task { try await provider.request(Call(name: "same")) }
+        // "first", the starter and the joined caller.
+        await provider.waitForInflightWaiters(3)
+        clock.advance(by: .seconds(3))
+        transport.gate.release()
+        _ = try await first.value
+        await transport.gate.waitForRequests(1)
+        transport.gate.release()
+        let started = try #require(try await starter.value.metrics)
+        let joinedMetrics = try #require(try await joined.value.metrics)
+        #expect(started.trafficWaits == [TrafficWait(attempt: 1, queue: .seconds(3), pause: .zero)])
+        #expect(joinedMetrics.attempts.first?.joinedSharedRequest == true)
+        #expect(joinedMetrics.trafficWaits.isEmpty)
+        #expect(transport.gate.calls == 2)
+    }
+
     @Test func aJoinedCallerTakesNoSlot() async throws {
         let transport = CountingTransport()
         let provider = Provider<Call>(

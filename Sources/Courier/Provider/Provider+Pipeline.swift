@@ -159,16 +159,7 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        // Traffic control (27): the attempt's queue and pause waits; no task-local without it.
-        let waits = trafficControl.map { _ in TrafficWaits() }
-        var (result, exchanged): (Result<CallAnswer, CourierError>, Exchanged)
-        if let waits {
-            (result, exchanged) = await TrafficWaits.$current.withValue(waits) {
-                await send(outgoing, endpoint: endpoint, plan: plan)
-            }
-        } else {
-            (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan)
-        }
+        var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -195,7 +186,7 @@ extension Provider {
                 joinedSharedRequest: exchanged.joined, start: begun - call.start,
                 responseStart: transfer?.responseStart.map { $0 - call.start }, end: end,
                 statusCode: response?.statusCode, transfer: transfer))
-        call.metrics.recordTraffic(waits)  // Traffic control (27)
+        call.metrics.recordTraffic(exchanged.traffic)  // Traffic control (27)
         if !plugins.isEmpty {
             let received = result.map { $0.head }
             await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
@@ -271,13 +262,23 @@ extension Provider {
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
-        func exchangeWithin(_ request: URLRequest = request, download: URL?) async -> Result<CallAnswer, CourierError> {
+        func exchangeWithin(
+            _ request: URLRequest = request, download: URL?, waits: inout TrafficWaits
+        ) async -> Result<CallAnswer, CourierError> {
             guard let deadline else {
-                return await exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
+                return await exchange(
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &waits)
             }
-            return await within(deadline) {
-                await self.exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
+            let box = trafficWaitsBox()
+            let result = await within(deadline) {
+                var waits = TrafficWaits()
+                let result = await self.exchange(
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &waits)
+                box?.withLock { $0.add(waits) }
+                return result
             }
+            if let box { waits.add(box.withLock { $0 }) }
+            return result
         }
         if case .stream(let idleTimeout) = plan.mode {
             // A stream is never shared with other callers and goes to no file; the deadline covers
@@ -285,14 +286,28 @@ extension Provider {
             // same deadline and the stream's idle timeout: a server that stalls that body cannot
             // hold the call.
             let timer = deadlines
+            guard let deadline else {
+                let result = await exchange(
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil,
+                    waits: &exchanged.traffic)
+                return (
+                    await Self.validateStream(
+                        result, for: target, limits: plan.limits, idleTimeout: idleTimeout, timer: timer),
+                    exchanged
+                )
+            }
+            let box = trafficWaitsBox()
             let refused: @Sendable () async -> Result<CallAnswer, CourierError> = {
+                var waits = TrafficWaits()
                 let result = await self.exchange(
-                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil)
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil, waits: &waits)
+                box?.withLock { $0.add(waits) }
                 return await Self.validateStream(
                     result, for: target, limits: plan.limits, idleTimeout: idleTimeout, timer: timer)
             }
-            guard let deadline else { return (await refused(), exchanged) }
-            return (await within(deadline, refused), exchanged)
+            let result = await within(deadline, refused)
+            if let box { exchanged.traffic.add(box.withLock { $0 }) }
+            return (result, exchanged)
         }
         guard let destination = endpoint.task.downloadDestination else {
             let result: Result<CallAnswer, CourierError>
@@ -304,11 +319,17 @@ extension Provider {
                 // (as if cancelled) and the shared exchange goes on for the others. The shared
                 // exchange has none of its own: it ends when the last caller leaves.
                 let waiter = InflightWaiter()
+                // The waits of the exchange this caller starts (a joined caller's stays empty).
+                let box = trafficWaitsBox()
                 // A shared exchange is never a stream: callers share the whole response.
                 result = await shared(key, waiter: waiter, deadline: deadline) {
-                    await self.exchange(request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil)
-                        .map { $0.head }
+                    var waits = TrafficWaits()
+                    let result = await self.exchange(
+                        request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil, waits: &waits)
+                    box?.withLock { $0.add(waits) }
+                    return result.map { $0.head }
                 }.map { .whole($0) }
+                if let box { exchanged.traffic.add(box.withLock { $0 }) }
                 if result.failure?.isCancellation == true {
                     // Cancelled: it has left (and cancelled the exchange if it was the last one)
                     // before it returns. (A caller whose deadline passed left on the actor already.)
@@ -316,7 +337,7 @@ extension Provider {
                 }
                 exchanged.joined = waiter.joined.withLock { $0 }
             } else {
-                result = await exchangeWithin(download: nil)
+                result = await exchangeWithin(download: nil, waits: &exchanged.traffic)
             }
             return (Self.validate(result, for: target), exchanged)
         }
@@ -324,7 +345,7 @@ extension Provider {
         let resumption = plan.target.downloadResumption
         if resumption.isEnabled, behavior == .never {
             let result = await resumingDownload(request, resumption: resumption, limits: plan.limits) {
-                await exchangeWithin($0, download: $1).map { $0.head }
+                await exchangeWithin($0, download: $1, waits: &exchanged.traffic).map { $0.head }
             }
             let validated = Self.validate(result.map { .whole($0) }, for: target).map { $0.head }
             return (Self.saveDownload(validated, to: destination).map { .whole($0) }, exchanged)
@@ -332,7 +353,7 @@ extension Provider {
         // The temporary file is named here, so that whatever ends the exchange (a deadline that
         // passes as the body completes, a cancel, a failure) it never stays behind.
         let temporary = TemporaryFiles.newDownloadURL()
-        let result = await exchangeWithin(download: temporary)
+        let result = await exchangeWithin(download: temporary, waits: &exchanged.traffic)
         let saved = Self.saveDownload(Self.validate(result, for: target).map { $0.head }, to: destination)
         if saved.success?.fileURL != temporary {
             try? FileManager.default.removeItem(at: temporary)
@@ -344,6 +365,14 @@ extension Provider {
     struct Exchanged {
         var stubbed: Bool
         var joined: Bool
+        /// Traffic control (27): the attempt's waits for a slot and a host's pause.
+        var traffic = TrafficWaits()
+    }
+
+    /// Traffic control (27): where an exchange that runs on a task of its own (a deadline's, a
+    /// shared request's) leaves its waits for the attempt; `nil` without traffic control.
+    private nonisolated func trafficWaitsBox() -> Locked<TrafficWaits>? {
+        trafficControl == nil ? nil : Locked(TrafficWaits())
     }
 
     /// Runs `exchange` within `deadline`. A download that completes as the deadline passes is
@@ -396,7 +425,8 @@ extension Provider {
     /// The transport, or the sample transport for a stubbed target: one path for both.
     @inline(__always)
     nonisolated func exchangeDirect(  // Traffic control (27): Provider+Traffic's `exchange` wraps it
-        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
+        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?,
+        waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {
         do {
             // Sample responses too, so a test catches what the network would refuse.
@@ -415,21 +445,32 @@ extension Provider {
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
                 let bypass = download != nil
                 // Traffic control (27): behind the cache, only what it sends takes a slot.
-                let admitted = cacheSendsItself(behavior: behavior, plan: plan, download: download)
+                let admits = cacheSendsItself(behavior: behavior, plan: plan, download: download)
                 let policy = plan.target.cachePolicy
                 let whole = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
-                    guard admitted else {
+                    guard admits else {
                         return try await transfer(
                             request, task: endpoint.task, plan: plan, over: transport, download: download,
                             isSample: false
                         ).head
                     }
-                    return try await trafficAdmitted(request, plan: plan) {
-                        try await transfer(
-                            request, task: endpoint.task, plan: plan, over: transport, download: download,
-                            isSample: false
-                        ).head
+                    // The transfer's own error goes back to the cache as it was thrown (the cache
+                    // decides on it whether to serve a stale answer).
+                    var thrown: (any Error)?
+                    let sent = await admitted(request, plan: plan, waits: &waits) {
+                        do {
+                            return .success(
+                                try await transfer(
+                                    request, task: endpoint.task, plan: plan, over: transport, download: download,
+                                    isSample: false))
+                        } catch {
+                            thrown = error
+                            return .failure(Self.failure(from: error))
+                        }
                     }
+                    if let thrown { throw thrown }
+                    // A stream never goes through the cache (issue 31: streams are their own answer).
+                    return try sent.get().head
                 }
                 response = .whole(whole)
             case .immediate:

@@ -26,7 +26,8 @@ import Foundation
 /// shared exchange's completion), one task for the shared exchange, and one lock (``RequestMetrics``'
 /// `joinedSharedRequest` flag). Each deadline (`timeout`, `callTimeout`) adds one task for the
 /// operation it bounds and about five short lock acquisitions (the timer's schedule and cancel,
-/// the race's state), never an actor hop.
+/// the race's state), never an actor hop. Traffic control, when it is on, adds two short lock
+/// acquisitions to a call that finds a free slot (the slot taken and given back).
 public actor Provider<Target: TargetType> {
     /// Turns a target into an endpoint. May suspend and may throw.
     public typealias EndpointClosure = @Sendable (Target) async throws -> Endpoint

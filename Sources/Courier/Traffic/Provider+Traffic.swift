@@ -5,28 +5,64 @@ import Foundation
 #endif
 
 extension Provider {
-    /// The exchange with the transport or the stub, within the provider's traffic control: it
-    /// waits for its host's pause and a slot, and gives the slot back when the exchange ends —
-    /// for a streamed body, when the body ends (read to the end, left early, failed or cut by a
-    /// deadline). A request shared by identical callers runs this once, so joined callers take no
-    /// slot. A 429 or 503 with `Retry-After` pauses its host for every caller.
+    /// The exchange with the transport or the stub, within the provider's traffic control (see
+    /// ``admitted(_:plan:waits:_:)``). A request shared by identical callers runs this once, so
+    /// joined callers take no slot. Behind the HTTP cache, the cache admits what it sends itself.
     @inline(__always)
     nonisolated func exchange(
-        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?
+        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?,
+        waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {
-        guard let trafficControl, !cacheSendsItself(behavior: behavior, plan: plan, download: download) else {
-            return await exchangeDirect(request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
+        guard trafficControl != nil, !cacheSendsItself(behavior: behavior, plan: plan, download: download) else {
+            return await exchangeDirect(
+                request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &waits)
         }
-        let host = TrafficController.hostKey(of: request.url)
+        // Stays zero: without the cache in the way, `exchangeDirect` admits nothing itself.
+        var inner = TrafficWaits()
+        return await admitted(request, plan: plan, waits: &waits) {
+            await exchangeDirect(
+                request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &inner)
+        }
+    }
+
+    /// Whether the HTTP cache stands between this call and the network: then only a transfer the
+    /// cache really sends takes a slot (``admitted(_:plan:waits:_:)`` around it), and an answer
+    /// from the cache waits for neither a slot nor a host's pause.
+    nonisolated func cacheSendsItself(behavior: StubBehavior, plan: CallPlan, download: URL?) -> Bool {
+        guard trafficControl != nil, cache != nil, download == nil, !plan.isStream, case .never = behavior else {
+            return false
+        }
+        return true
+    }
+
+    /// Traffic control's one admission path, for the pipeline's exchange and for each transfer
+    /// the HTTP cache sends: waits for the host's pause and a slot (adding how long to `waits`),
+    /// runs `exchange`, and gives the slot back when the exchange ends — for a streamed body, when
+    /// the body ends (read to the end, left early, failed or cut by a deadline). A 429 or 503 with
+    /// `Retry-After` pauses its host for every caller.
+    ///
+    /// When no limit is reached it takes one lock to get the slot and one to give it back, reads
+    /// no clock, and does not suspend before `exchange`.
+    @inline(__always)
+    nonisolated func admitted(
+        _ request: URLRequest, plan: CallPlan, waits: inout TrafficWaits,
+        _ exchange: () async -> Result<CallAnswer, CourierError>
+    ) async -> Result<CallAnswer, CourierError> {
+        guard let trafficControl else { return await exchange() }
+        let host = trafficControl.needsHost ? TrafficController.hostKey(of: request.url) : ""
+        let traffic = plan.target.traffic
         let admission: TrafficController.Admission
-        do {
-            admission = try await trafficControl.admit(host: host, traffic: plan.target.traffic)
-        } catch {
-            return .failure(error)
+        if let now = trafficControl.admitAtOnce(host: host, traffic: traffic) {
+            admission = now
+        } else {
+            do {
+                admission = try await trafficControl.admitWaiting(host: host, traffic: traffic)
+            } catch {
+                return .failure(error)
+            }
+            waits.add(admission)
         }
-        TrafficWaits.current?.add(admission)
-        let result = await exchangeDirect(
-            request, endpoint: endpoint, behavior: behavior, plan: plan, download: download)
+        let result = await exchange()
         if let answer = result.success {
             trafficControl.observe(answer.head, host: host)
             if case .streamed(let streamed) = answer {
@@ -36,37 +72,5 @@ extension Provider {
         }
         trafficControl.release(admission)
         return result
-    }
-
-    /// Whether the HTTP cache stands between this call and the network: then only a transfer the
-    /// cache really sends takes a slot (``trafficAdmitted(_:plan:_:)``), and an answer from the
-    /// cache waits for neither a slot nor a host's pause.
-    nonisolated func cacheSendsItself(behavior: StubBehavior, plan: CallPlan, download: URL?) -> Bool {
-        guard trafficControl != nil, cache != nil, download == nil, !plan.isStream, case .never = behavior else {
-            return false
-        }
-        return true
-    }
-
-    /// One transfer the HTTP cache sends, within traffic control: it waits for its host's pause
-    /// and a slot, and gives the slot back when the transfer ends.
-    nonisolated func trafficAdmitted(
-        _ request: URLRequest, plan: CallPlan, _ transfer: () async throws -> Response
-    ) async throws -> Response {
-        guard let trafficControl else { return try await transfer() }
-        let host = TrafficController.hostKey(of: request.url)
-        let admission = try await trafficControl.admit(host: host, traffic: plan.target.traffic)
-        TrafficWaits.current?.add(admission)
-        let response: Response
-        do {
-            response = try await transfer()
-        } catch {
-            trafficControl.release(admission)
-            throw error
-        }
-        trafficControl.observe(response, host: host)
-        // A stream never goes through the cache (issue 31: streams are their own answer).
-        trafficControl.release(admission)
-        return response
     }
 }

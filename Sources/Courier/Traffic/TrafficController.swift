@@ -67,27 +67,161 @@ final class TrafficController: Sendable {
         }
     }
 
-    /// `scheme://host:port` of a request, the port filled in from the scheme.
+    /// `scheme://host:port` of a request, lowercased, the port filled in from the scheme (443 for
+    /// `https` and `wss`, 80 otherwise); user info is not part of it, an IP literal is written
+    /// without its brackets (as `URL.host` gives it).
+    ///
+    /// Issue 27: read off the URL's text, which Foundation parsed already, in one pass: through
+    /// `URL.scheme`, `URL.host` and `URL.port` it cost about 4,000 instructions and two strings a
+    /// request on Linux. A URL the reader does not expect (no `//`, a percent-encoded or
+    /// non-ASCII host, a long port) takes Foundation's accessors; `TrafficQueueTests` holds both
+    /// to the same answer.
     static func hostKey(of url: URL?) -> String {
-        guard let url, let scheme = url.scheme?.lowercased() else { return "" }
+        guard let url else { return "" }
+        return textHostKey(of: url) ?? foundationHostKey(of: url)
+    }
+
+    /// The host key read off the URL's text, or `nil` when it is not the usual
+    /// `scheme://[userinfo@]host[:port]` with a plain host (letters, digits, `-._~`, or an IPv6
+    /// literal without a zone) and a port of at most five digits.
+    static func textHostKey(of url: URL) -> String? {
+        var text = url.absoluteString
+        return text.withUTF8 { hostKey(bytes: $0) }
+    }
+
+    /// The host key through Foundation's accessors: the reference answer.
+    static func foundationHostKey(of url: URL) -> String {
+        guard let scheme = url.scheme?.lowercased() else { return "" }
         let host = url.host?.lowercased() ?? ""
         let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : 80)
         return "\(scheme)://\(host):\(port)"
+    }
+
+    /// ``textHostKey(of:)`` on the text's bytes.
+    private static func hostKey(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let colon = URLBuilder.schemeEnd(bytes) else { return nil }
+        let slash = UInt8(ascii: "/")
+        var start = colon + 1
+        guard start + 1 < bytes.count, bytes[start] == slash, bytes[start + 1] == slash else { return nil }
+        start += 2
+        var end = start
+        while end < bytes.count, bytes[end] != slash, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") {
+            end += 1
+        }
+        // User info ends at the authority's last `@`.
+        var hostStart = start
+        for index in start..<end where bytes[index] == UInt8(ascii: "@") { hostStart = index + 1 }
+        var hostEnd = hostStart
+        var portStart: Int
+        if hostStart < end, bytes[hostStart] == UInt8(ascii: "[") {
+            // An IP literal: the host is what is inside the brackets.
+            hostStart += 1
+            hostEnd = hostStart
+            while hostEnd < end, bytes[hostEnd] != UInt8(ascii: "]") {
+                guard isHexOrColonOrDot(bytes[hostEnd]) else { return nil }
+                hostEnd += 1
+            }
+            guard hostEnd < end else { return nil }
+            portStart = hostEnd + 1
+            guard portStart == end || bytes[portStart] == UInt8(ascii: ":") else { return nil }
+        } else {
+            while hostEnd < end, bytes[hostEnd] != UInt8(ascii: ":") {
+                guard isPlainHostByte(bytes[hostEnd]) else { return nil }
+                hostEnd += 1
+            }
+            portStart = hostEnd
+        }
+        // The port: digits after `:`; none (or an empty port) means the scheme's default.
+        var port = -1
+        if portStart < end {
+            portStart += 1
+            guard end - portStart <= 5 else { return nil }
+            if portStart < end { port = 0 }
+            for index in portStart..<end {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit <= 9 else { return nil }
+                port = port * 10 + Int(digit)
+            }
+        }
+        if port < 0 {
+            let https = colon == 5 && matches(bytes, "https")
+            let wss = colon == 3 && matches(bytes, "wss")
+            port = https || wss ? 443 : 80
+        }
+        var digits = 1
+        var rest = port / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let hostLength = hostEnd - hostStart
+        let length = colon + 3 + hostLength + 1 + digits
+        return String(unsafeUninitializedCapacity: length) { out in
+            for index in 0..<colon { out[index] = lowercased(bytes[index]) }
+            out[colon] = UInt8(ascii: ":")
+            out[colon + 1] = slash
+            out[colon + 2] = slash
+            for index in 0..<hostLength { out[colon + 3 + index] = lowercased(bytes[hostStart + index]) }
+            out[colon + 3 + hostLength] = UInt8(ascii: ":")
+            var value = port
+            for index in stride(from: length - 1, through: length - digits, by: -1) {
+                out[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            return length
+        }
+    }
+
+    /// Whether the scheme (`bytes` up to its colon) is `lowercase`, in any case.
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        for index in expected.indices where lowercased(bytes[index]) != expected[index] { return false }
+        return true
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// Letters, digits, `-`, `.`, `_`, `~`: a host that `URL.host` gives back as written.
+    private static func isPlainHostByte(_ byte: UInt8) -> Bool {
+        let letter = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")
+        let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        return letter || digit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
+    }
+
+    /// Hex digits, `:` and `.`: an IPv6 literal without a zone.
+    private static func isHexOrColonOrDot(_ byte: UInt8) -> Bool {
+        let hex = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")
+        let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+        return hex || digit || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+    }
+
+    /// Whether admissions need the request's host key: for a per-host limit or a shared pause.
+    /// Without either, every request counts under one key.
+    var needsHost: Bool {
+        policy.maxRequestsPerHost != nil || policy.maxPause.map { $0 > .zero } == true
     }
 
     /// Waits until `host` is not paused and a slot is free, then takes the slot.
     /// - Throws: ``CourierError/cancelled`` when the task is cancelled while it waits (it holds
     ///   nothing then), ``CourierError/limitExceeded(_:)`` when the queue is full.
     func admit(host: String, traffic: TrafficClass) async throws(CourierError) -> Admission {
-        let now = elapsed()
-        if let weight = state.withLock({ $0.queue.takeAtOnce(host: host, weight: traffic.weight, now: now) }) {
-            return Admission(host: host, weight: weight)
-        }
+        if let admission = admitAtOnce(host: host, traffic: traffic) { return admission }
         return try await admitWaiting(host: host, traffic: traffic)
     }
 
+    /// The fast path of ``admit(host:traffic:)``, without suspending: the slot when `host` is not
+    /// paused, nobody waits and the limits allow it (one lock, no clock read unless a host is
+    /// paused); otherwise `nil`, and ``admitWaiting(host:traffic:)`` waits.
+    func admitAtOnce(host: String, traffic: TrafficClass) -> Admission? {
+        let weight = state.withLock { $0.queue.takeAtOnce(host: host, weight: traffic.weight, now: elapsed()) }
+        return weight.map { Admission(host: host, weight: $0) }
+    }
+
     /// The slow path of ``admit(host:traffic:)``: a pause to wait for, or a queue.
-    private func admitWaiting(host: String, traffic: TrafficClass) async throws(CourierError) -> Admission {
+    func admitWaiting(host: String, traffic: TrafficClass) async throws(CourierError) -> Admission {
         var admission = Admission(host: host, weight: 0)
         while true {
             let now = elapsed()
@@ -119,10 +253,10 @@ final class TrafficController: Sendable {
     /// Gives the slot back; the next waiters in order get theirs.
     func release(_ admission: Admission) {
         guard admission.weight > 0 else { return }
-        let now = elapsed()
+        // The clock is read only when some call waits (for its priority's aging).
         let (granted, ready) = state.withLock { state in
-            let granted = Self.claim(
-                state.queue.end(host: admission.host, weight: admission.weight, now: now), from: &state)
+            let ended = state.queue.end(host: admission.host, weight: admission.weight, now: elapsed())
+            let granted = ended.isEmpty ? [] : Self.claim(ended, from: &state)
             return (granted, state.ready())
         }
         for continuation in granted { continuation.resume(returning: .granted) }

@@ -28,8 +28,11 @@ struct TrafficQueue: Sendable {
     let maxQueued: Int
     /// Slots in flight, in weight.
     private(set) var inFlight = 0
-    /// Slots in flight per host, in weight; hosts with none are removed.
+    /// Slots in flight per host, in weight; hosts with none are removed. Kept only when there is
+    /// a per-host limit (without one, nothing reads it).
     private(set) var perHost: [String: Int] = [:]
+    /// How many calls wait for a slot (the sum of the lists' counts, kept as they change).
+    private(set) var waitingCount = 0
     /// Waiting calls, one FIFO list per priority (index: the priority's raw value).
     private var queues: [[Waiter]] = Array(repeating: [], count: TrafficClass.Priority.allCases.count)
     /// Until when each paused host is paused; passed pauses are removed as they are seen.
@@ -41,9 +44,6 @@ struct TrafficQueue: Sendable {
         agingInterval = policy.agingInterval > .zero ? policy.agingInterval : .nanoseconds(1)
         maxQueued = max(0, policy.maxQueuedRequests)
     }
-
-    /// How many calls wait for a slot.
-    var waitingCount: Int { queues.reduce(0) { $0 + $1.count } }
 
     /// The weight a request really takes: at most each limit, so that it can ever be granted.
     func effectiveWeight(_ weight: Int) -> Int {
@@ -57,34 +57,52 @@ struct TrafficQueue: Sendable {
     }
 
     /// The fast path: when `host` is not paused, nobody waits and the limits allow it, takes the
-    /// slot and returns the weight taken; otherwise `nil` (and nothing changes).
-    mutating func takeAtOnce(host: String, weight: Int, now: Duration) -> Int? {
-        if !pauses.isEmpty, pausedUntil(host, now: now) != nil { return nil }
+    /// slot and returns the weight taken; otherwise `nil` (and nothing changes). `now` is read
+    /// only when some host is paused.
+    mutating func takeAtOnce(host: String, weight: Int, now: @autoclosure () -> Duration) -> Int? {
+        if !pauses.isEmpty, pausedUntil(host, now: now()) != nil { return nil }
         let weight = effectiveWeight(weight)
-        let waiter = Waiter(id: 0, host: host, weight: weight, priority: .normal, enqueued: now)
-        guard weight == 0 || (queues.allSatisfy(\.isEmpty) && fits(waiter)) else { return nil }
-        if weight > 0 { take(waiter) }
+        guard weight > 0 else { return 0 }
+        guard waitingCount == 0, inFlight <= (maxRequests ?? Int.max) - weight else { return nil }
+        if let maxRequestsPerHost {
+            // One lookup of the host for both the check and the update.
+            if let index = perHost.index(forKey: host) {
+                guard perHost.values[index] <= maxRequestsPerHost - weight else { return nil }
+                perHost.values[index] += weight
+            } else {
+                perHost[host] = weight
+            }
+        }
+        inFlight += weight
         return weight
     }
 
     /// A call asks for a slot: granted at once when nobody waits and the limits allow it;
     /// otherwise it joins the queue (and is granted at once if the queue's order puts it first).
     mutating func arrive(_ waiter: Waiter, now: Duration) -> Arrival {
-        if queues.allSatisfy(\.isEmpty), fits(waiter) {
+        if waitingCount == 0, fits(waiter) {
             take(waiter)
             return .granted
         }
         guard waitingCount < maxQueued else { return .full }
         queues[waiter.priority.rawValue].append(waiter)
+        waitingCount += 1
         return .queued(granted: grant(now: now))
     }
 
-    /// A call with a slot ended: its slot passes on. Returns the waiters granted.
-    mutating func end(host: String, weight: Int, now: Duration) -> [UInt64] {
+    /// A call with a slot ended: its slot passes on. Returns the waiters granted. `now` is read
+    /// only when some call waits.
+    mutating func end(host: String, weight: Int, now: @autoclosure () -> Duration) -> [UInt64] {
         inFlight -= weight
-        let left = (perHost[host] ?? 0) - weight
-        perHost[host] = left > 0 ? left : nil
-        return grant(now: now)
+        if maxRequestsPerHost != nil, let index = perHost.index(forKey: host) {
+            // One lookup of the host.
+            if perHost.values[index] > weight {
+                perHost.values[index] -= weight
+            } else {
+                perHost.remove(at: index)
+            }
+        }
+        return waitingCount == 0 ? [] : grant(now: now())
     }
 
     /// A waiter leaves (cancelled, deadline passed). Returns whether it was waiting, and the
@@ -93,6 +111,7 @@ struct TrafficQueue: Sendable {
         for index in queues.indices {
             if let position = queues[index].firstIndex(where: { $0.id == id }) {
                 queues[index].remove(at: position)
+                waitingCount -= 1
                 return (true, grant(now: now))
             }
         }
@@ -121,7 +140,7 @@ struct TrafficQueue: Sendable {
 
     private mutating func take(_ waiter: Waiter) {
         inFlight += waiter.weight
-        perHost[waiter.host, default: 0] += waiter.weight
+        if maxRequestsPerHost != nil { perHost[waiter.host, default: 0] += waiter.weight }
     }
 
     /// Grants slots in queue order while the first in order fits: per priority, the oldest waiter
@@ -151,6 +170,7 @@ struct TrafficQueue: Sendable {
             let waiter = queues[best.queue][best.position]
             guard fits(waiter) else { return granted }
             queues[best.queue].remove(at: best.position)
+            waitingCount -= 1
             take(waiter)
             granted.append(waiter.id)
         }

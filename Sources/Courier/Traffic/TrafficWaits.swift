@@ -1,23 +1,24 @@
 /// One attempt's waits in the traffic queue and for a host's pause, for its
-/// ``RequestMetrics/Attempt``. The attempt binds one to the task (the exchange may run in a task
-/// of its own: a deadline's, or a request shared with identical callers); the exchange adds to it.
-final class TrafficWaits: Sendable {
-    /// The waits of the attempt running on this task, if traffic control is on.
-    @TaskLocal static var current: TrafficWaits?
-
-    private let waits = Locked((queue: Duration.zero, pause: Duration.zero))
+/// ``RequestMetrics/Attempt``. The admission adds to it, and it travels back with the exchange's
+/// answer (in the pipeline's `Exchanged`): no object and no task-local per attempt. An exchange
+/// on a task of its own (a deadline's, or a request shared with identical callers) hands its
+/// waits back through a `Locked` box made for that attempt, read when the attempt is answered (an
+/// admission that ends after that, its caller gone, is not counted, as before).
+struct TrafficWaits: Sendable {
+    var queue: Duration = .zero
+    var pause: Duration = .zero
 
     /// Adds an admission's waits.
-    func add(_ admission: TrafficController.Admission) {
-        guard admission.queueWait > .zero || admission.pauseWait > .zero else { return }
-        waits.withLock {
-            $0.queue += admission.queueWait
-            $0.pause += admission.pauseWait
-        }
+    mutating func add(_ admission: TrafficController.Admission) {
+        queue += admission.queueWait
+        pause += admission.pauseWait
     }
 
-    /// The waits so far.
-    var values: (queue: Duration, pause: Duration) { waits.withLock { $0 } }
+    /// Adds another exchange's waits.
+    mutating func add(_ other: TrafficWaits) {
+        queue += other.queue
+        pause += other.pause
+    }
 }
 
 /// How long one attempt waited for traffic control (``RequestMetrics/trafficWaits``), within its
@@ -33,11 +34,9 @@ public struct TrafficWait: Sendable, Hashable {
 
 extension RequestMetrics {
     /// Records the last attempt's queue and pause waits, if it waited.
-    mutating func recordTraffic(_ waits: TrafficWaits?) {
-        guard let waits, let attempt = attempts.last?.number else { return }
-        let (queue, pause) = waits.values
-        guard queue > .zero || pause > .zero else { return }
-        trafficWaits.append(TrafficWait(attempt: attempt, queue: queue, pause: pause))
+    mutating func recordTraffic(_ waits: TrafficWaits) {
+        guard waits.queue > .zero || waits.pause > .zero, let attempt = attempts.last?.number else { return }
+        trafficWaits.append(TrafficWait(attempt: attempt, queue: waits.queue, pause: waits.pause))
     }
 
     /// Time in the traffic queue, over all attempts.
