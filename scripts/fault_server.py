@@ -69,7 +69,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            plus ("+L"), minus ("-L"), huge (20 digits), max (2^63-1), value (cl=V, as given), tab (tabs around L),
                            unicode (L in fullwidth digits), zeros ("000L"), te-cl (Transfer-Encoding chunked
                            and Content-Length 10*L, then a malformed chunk size), cut (Content-Length 10*L:
-                           a body cut short). A HEAD request gets the same head and no body
+                           a body cut short). A HEAD request gets the same head and no body; status=204 or 304 answers
+                           that status (with the same head and body)
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
   /stream-closed?id=ID&wait=S
                            {"closed": true|false, "state": "writing"|"closed"|"expired"|"unknown",
@@ -331,7 +332,8 @@ class Handler(socketserver.StreamRequestHandler):
     def hostile_length(self, method):
         kind = self.query.get("case", "")
         body = b"h" * min(int(self.query.get("n", "10")), 1 << 20)
-        head = "HTTP/1.1 200 OK\r\nConnection: close\r\n"
+        status = {"204": "204 No Content", "304": "304 Not Modified"}.get(self.query.get("status", ""), "200 OK")
+        head = f"HTTP/1.1 {status}\r\nConnection: close\r\n"
         if self.query.get("gzip") == "1":
             body = gzip.compress(body)
             head += "Content-Encoding: gzip\r\n"

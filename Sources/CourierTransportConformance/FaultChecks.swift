@@ -121,6 +121,34 @@ extension TransportConformance {
             #expect(response.statusCode == 200)
             #expect(response.data.isEmpty)
         },
+        Check("a 304 announcing a body is complete without one, whatever follows it", overTLS: false) { context in
+            // A 304 has no body (RFC 9110 §15.4.5): its Content-Length and any bytes after the head
+            // are no part of it, and the connection closing is no cut.
+            let target = context.fault(
+                "hostile-length", task: .parameters(["case": "cut", "status": 304], encoding: .queryString))
+            let response = try await context.provider().request(target)
+            #expect(response.statusCode == 304)
+            #expect(response.data.isEmpty)
+        },
+        Check("a request's own zero-led Content-Length reaches the server; one with spaces is refused") { context in
+            let body = Data("hello world!".utf8)
+            let response = try await context.provider().request(
+                context.fault("echo", method: .post, task: .data(body), headers: ["Content-Length": "012"]))
+            let echo = try #require(
+                try? JSONDecoder().decode(FaultEcho.self, from: response.data),
+                "\(response.statusCode) \(String(decoding: response.data.prefix(300), as: UTF8.self))")
+            #expect(echo.body == "hello world!")
+            let lengths = echo.headers.filter { $0.key.lowercased() == "content-length" }.map(\.value)
+            #expect(lengths.count == 1 && Int(lengths[0]) == 12, "\(lengths)")
+            // Spaces around it: HTTP/2 and nginx (400) refuse them, so nothing is sent.
+            await #expect {
+                try await context.provider().request(
+                    context.fault("echo", method: .post, task: .data(body), headers: ["Content-Length": " 12 "]))
+            } throws: { error in
+                guard case .requestMapping(let message) = error as? CourierError else { return false }
+                return message.contains("Content-Length")
+            }
+        },
         Check("a hostile Content-Length never lets a body past its limit", overTLS: false) { context in
             // Duplicates, signs, overflowing and non-ASCII digits, plain and gzip-encoded: each
             // body (1,000 bytes decoded) fails, or arrives within the 100-byte limit; none crashes.

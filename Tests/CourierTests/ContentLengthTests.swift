@@ -41,6 +41,9 @@ import Testing
             (.data(Data("x".utf8)), ["Content-Length": "\u{FF11}"]),  // a fullwidth digit
             (.data(Data("x".utf8)), ["Content-Length": "-1"]),
             (.data(Data("x".utf8)), ["Content-Length": ""]),
+            // Spaces around it: refused by HTTP/2 and by nginx (400), so refused before it is sent.
+            (.data(Data("hello world!".utf8)), ["Content-Length": " 12 "]),
+            (.data(Data("hello world!".utf8)), ["Content-Length": "\t12"]),
         ]
     }
 
@@ -83,17 +86,15 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
-    /// Spaces around the number and leading zeros are `1*DIGIT` with optional whitespace
-    /// (RFC 9110 §5.5, §8.6): a length the server reads as the body's, so it is sent.
-    @Test func aPaddedOrZeroLedContentLengthOfTheBodysLengthIsSent() async throws {
+    /// Leading zeros are `1*DIGIT` (RFC 9110 §8.6): a length the server reads as the body's, so
+    /// it is sent.
+    @Test func aZeroLedContentLengthOfTheBodysLengthIsSent() async throws {
         let transport = StubTransport().on({ _ in true }, .status(204))
         let provider = Provider<Upload>(transport: transport)
-        let body = Data("hello world!".utf8)
-        for value in [" 12 ", "012", "\t12"] {
-            _ = try await provider.request(Upload(task: .data(body), headers: ["Content-Length": value]))
-        }
+        _ = try await provider.request(
+            Upload(task: .data(Data("hello world!".utf8)), headers: ["Content-Length": "012"]))
         _ = try await provider.request(Upload(task: .plain, headers: ["Content-Length": "0"], method: .get))
-        #expect(transport.requests.count == 4)
+        #expect(transport.requests.count == 2)
     }
 
     /// A GET without a body that announces one would make the server wait for bytes never sent.
