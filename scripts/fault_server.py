@@ -53,14 +53,24 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            a file of BYTES bytes (content and ETag "vV-BYTES" from V, or "T") that honours
                            Range: bytes=N- and If-Range (ETag): 206 for the rest, 416 past the end,
                            200 when If-Range does not match. A 200 drops the connection after P %
-                           of its body (default 60; 0: whole). B makes every 206 hostile: "start"
+                           of its body (default 60; 0: whole; -1: after the head, no byte of it). B makes every 206 hostile: "start"
                            (a Content-Range starting a byte late), "garbage" (an unreadable one),
                            "etag" (another ETag); "unasked" answers a request without Range with a
                            206 for the second half (cut after P % of it). rcut=R drops the first
-                           206 (the one that starts at the 200's cut) after R % of its body.
+                           206 (the one that starts at the 200's cut) after R % of its body;
+                           with every=1, every 206 (a server that always breaks off).
                            short=S: every 206 covers only the next S bytes. Each request is
                            logged under ID
   /resumable-log?id=ID     [{"range", "ifRange", "status", "sent", "query"}] for that ID
+  /hostile-length?case=K&n=BYTES&gzip=G&method=M
+                           a 200 whose Content-Length is hostile, then BYTES bytes of "h" (at most 1 MiB;
+                           gzip=1: those bytes gzip-encoded, with Content-Encoding gzip; L is the length sent)
+                           and the connection closed: dup-same ("L, L"), dup-diff (two lines, L and L+7),
+                           plus ("+L"), minus ("-L"), huge (20 digits), max (2^63-1), value (cl=V, as given), tab (tabs around L),
+                           unicode (L in fullwidth digits), zeros ("000L"), te-cl (Transfer-Encoding chunked
+                           and Content-Length 10*L, then a malformed chunk size), cut (Content-Length 10*L:
+                           a body cut short). A HEAD request gets the same head and no body; status=204 or 304 answers
+                           that status (with the same head and body)
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
   /stream-closed?id=ID&wait=S
                            {"closed": true|false, "state": "writing"|"closed"|"expired"|"unknown",
@@ -292,7 +302,9 @@ class Handler(socketserver.StreamRequestHandler):
             content_range = "bytes x-y/z" if bad == "garbage" else f"bytes {first}-{last}/{size}"
             tag = '"changed"' if bad == "etag" else etag
             rcut = int(self.query.get("rcut", "0"))
-            sent = len(body) * rcut // 100 if 0 < rcut < 100 and start < size * cut // 100 + 1 else len(body)
+            every = self.query.get("every") == "1"
+            first_rest = start < size * cut // 100 + 1
+            sent = len(body) * rcut // 100 if 0 < rcut < 100 and (first_rest or every) else len(body)
             entry.update(status=206, sent=sent)
             head = (f"HTTP/1.1 206 Partial Content\r\nContent-Length: {len(body)}\r\nContent-Range: {content_range}"
                     f"\r\nETag: {tag}\r\nAccept-Ranges: bytes\r\nConnection: close\r\n\r\n")
@@ -307,7 +319,7 @@ class Handler(socketserver.StreamRequestHandler):
                     f"Connection: close\r\n\r\n")
             payload = head.encode() + body[:sent]
         else:
-            sent = size * cut // 100 if 0 < cut < 100 else size
+            sent = 0 if cut < 0 else size * cut // 100 if 0 < cut < 100 else size
             entry.update(status=200, sent=sent)
             head = (f"HTTP/1.1 200 OK\r\nContent-Length: {size}\r\nETag: {etag}\r\nAccept-Ranges: bytes"
                     f"\r\nConnection: close\r\n\r\n")
@@ -316,6 +328,37 @@ class Handler(socketserver.StreamRequestHandler):
         with RESUME_LOCK:
             RESUME_LOG.setdefault(self.query.get("id", ""), []).append(entry)
         self.send(payload)
+
+    def hostile_length(self, method):
+        kind = self.query.get("case", "")
+        body = b"h" * min(int(self.query.get("n", "10")), 1 << 20)
+        status = {"204": "204 No Content", "304": "304 Not Modified"}.get(self.query.get("status", ""), "200 OK")
+        head = f"HTTP/1.1 {status}\r\nConnection: close\r\n"
+        if self.query.get("gzip") == "1":
+            body = gzip.compress(body)
+            head += "Content-Encoding: gzip\r\n"
+        size = len(body)
+        lines = {
+            "dup-same": [f"Content-Length: {size}, {size}"],
+            "dup-diff": [f"Content-Length: {size}", f"Content-Length: {size + 7}"],
+            "plus": [f"Content-Length: +{size}"],
+            "minus": [f"Content-Length: -{size}"],
+            "huge": ["Content-Length: 99999999999999999999"],
+            "max": [f"Content-Length: {(1 << 63) - 1}"],
+            "value": [f"Content-Length: {self.query.get('cl', '')}"],
+            "tab": [f"Content-Length:\t{size}\t"],
+            "unicode": ["Content-Length: " + "".join(chr(0xFF10 + int(d)) for d in str(size))],
+            "zeros": [f"Content-Length: 000{size}"],
+            "te-cl": ["Transfer-Encoding: chunked", f"Content-Length: {size * 10}"],
+            "cut": [f"Content-Length: {size * 10}"],
+        }.get(kind)
+        if lines is None:
+            self.answer("404 Not Found", b"")
+            return
+        if kind == "te-cl":
+            body = b"ZZZ\r\n" + body + b"\r\n0\r\n\r\n"
+        head += "".join(f"{line}\r\n" for line in lines)
+        self.send(head.encode("utf-8") + b"\r\n" + (b"" if method == "HEAD" else body))
 
     def handle(self):
         method, path, headers, body = self.read_request()
@@ -453,6 +496,8 @@ class Handler(socketserver.StreamRequestHandler):
                 counts = dict(CACHE_COUNTS.get(self.query.get("id", ""), {}))
             payload = {key: counts.get(key, 0) for key in ("requests", "conditional", "notModified")}
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
+        elif path == "/hostile-length":
+            self.hostile_length(method)
         elif path == "/resumable":
             self.resumable(headers)
         elif path == "/resumable-log":

@@ -74,6 +74,137 @@ extension TransportConformance {
                 #expect(RetryPolicy.default.isRetryable(error), "\(error)")
             }
         },
+        Check("a streamed body cut short of its Content-Length ends its reader with a lost connection", overTLS: false)
+        { context in
+            // The same error as a whole body's (above), so a stream's reader handles one error on
+            // every transport.
+            let stream = try await context.provider().stream(context.fault("close-mid-body"))
+            var received = 0
+            do {
+                for try await chunk in stream.chunks { received += chunk.count }
+                Issue.record("the stream ended without an error after \(received) bytes")
+            } catch {
+                let code = (error as? CourierError).flatMap(urlErrorCode)
+                #expect(code == .networkConnectionLost, "\(error)")
+            }
+            #expect(received <= 100)
+        },
+        Check("a cut POST is not retried by the default policy", overTLS: false) { context in
+            let target = context.fault("close-mid-body", method: .post, task: .data(Data("x".utf8)))
+            do throws(CourierError) {
+                let response = try await context.provider().request(target)
+                Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                #expect(urlErrorCode(error) == .networkConnectionLost, "\(error)")
+                var post = URLRequest(url: context.servers.fault)
+                post.httpMethod = "POST"
+                #expect(RetryPolicy.default.decision(after: error, request: post, attempt: 1) == .doNotRetry)
+            }
+        },
+        Check("a malformed chunked body that also announces a Content-Length is not a lost connection", overTLS: false)
+        { context in
+            // Transfer-Encoding wins over Content-Length (RFC 9112 §6.3): the length announced
+            // says nothing about a shortfall, and a malformed body must not be retried as a cut.
+            let target = context.fault("hostile-length", task: .parameters(["case": "te-cl"], encoding: .queryString))
+            do throws(CourierError) {
+                let response = try await context.provider().request(target)
+                Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                #expect(urlErrorCode(error) != nil, "\(error)")
+                #expect(urlErrorCode(error) != .networkConnectionLost, "\(error)")
+            }
+        },
+        Check("a HEAD answer announcing a body it does not send is complete", overTLS: false) { context in
+            let target = context.fault(
+                "hostile-length", method: .head, task: .parameters(["case": "cut"], encoding: .queryString))
+            let response = try await context.provider().request(target)
+            #expect(response.statusCode == 200)
+            #expect(response.data.isEmpty)
+        },
+        Check("a 204 or 304 announcing a body is complete without one, whatever follows it", overTLS: false) {
+            context in
+            // Neither has a body (RFC 9110 §15.3.5, §15.4.5): the Content-Length and any bytes after
+            // the head are no part of it, and the connection closing is no cut.
+            for status in [204, 304] {
+                let target = context.fault(
+                    "hostile-length", task: .parameters(["case": "cut", "status": status], encoding: .queryString))
+                let response = try await context.provider().request(target)
+                #expect(response.statusCode == status)
+                #expect(response.data.isEmpty, "\(status)")
+            }
+        },
+        Check("a gzip body cut short of its Content-Length is a network error, never a body", overTLS: false) {
+            context in
+            // Which one differs: AsyncHTTPClient counts the bytes on the wire and says
+            // `.networkConnectionLost`; FoundationNetworking hands over decoded bytes only, and its
+            // `.unknown` stays (a corrupt encoding reports the same), so it is not retried there.
+            let target = context.fault(
+                "hostile-length", task: .parameters(["case": "cut", "gzip": 1, "n": 1000], encoding: .queryString))
+            do throws(CourierError) {
+                let response = try await context.provider().request(target)
+                Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                #expect(urlErrorCode(error) != nil, "\(error)")
+            }
+        },
+        Check("a request's own zero-led Content-Length reaches the server; one with spaces is refused") { context in
+            let body = Data("hello world!".utf8)
+            let response = try await context.provider().request(
+                context.fault("echo", method: .post, task: .data(body), headers: ["Content-Length": "012"]))
+            let echo = try #require(
+                try? JSONDecoder().decode(FaultEcho.self, from: response.data),
+                "\(response.statusCode) \(String(decoding: response.data.prefix(300), as: UTF8.self))")
+            #expect(echo.body == "hello world!")
+            let lengths = echo.headers.filter { $0.key.lowercased() == "content-length" }.map(\.value)
+            #expect(lengths.count == 1 && Int(lengths[0]) == 12, "\(lengths)")
+            // Spaces around it: HTTP/2 and nginx (400) refuse them, so nothing is sent.
+            await #expect {
+                try await context.provider().request(
+                    context.fault("echo", method: .post, task: .data(body), headers: ["Content-Length": " 12 "]))
+            } throws: { error in
+                guard case .requestMapping(let message) = error as? CourierError else { return false }
+                return message.contains("Content-Length")
+            }
+        },
+        Check("a hostile Content-Length never lets a body past its limit", overTLS: false) { context in
+            // Duplicates, signs, overflowing and non-ASCII digits, plain and gzip-encoded: each
+            // body (1,000 bytes decoded) fails, or arrives within the 100-byte limit; none crashes.
+            let provider = context.provider(limits: Limits(maxResponseBytes: 100))
+            // (Not 2^63 - 512 through 2^63 - 1: FoundationNetworking itself traps on those, before
+            // any delegate sees the head; see ChoosingATransport.)
+            let kinds = ["dup-same", "dup-diff", "plus", "minus", "huge", "tab", "unicode", "zeros", "cut", "value"]
+            for kind in kinds {
+                for gzip in [0, 1] {
+                    let target = context.fault(
+                        "hostile-length",
+                        task: .parameters(
+                            ["case": kind, "n": 1000, "gzip": gzip, "cl": 1 << 62], encoding: .queryString))
+                    do throws(CourierError) {
+                        let response = try await provider.request(target)
+                        Issue.record("\(kind) gzip=\(gzip): answered \(response.data.count) bytes")
+                    } catch {
+                        switch error {
+                        case .limitExceeded, .underlying: break
+                        default: Issue.record("\(kind) gzip=\(gzip): \(error)")
+                        }
+                    }
+                }
+            }
+        },
+        Check("an absurd Content-Length with no limit set is not allocated ahead of the body", overTLS: false) {
+            context in
+            // A careless caller (no body limit) and a hostile server (2^62 bytes announced, 10
+            // sent): the body is read as it comes, never reserved whole before it arrives.
+            let provider = context.provider(limits: Limits(maxResponseBytes: .max))
+            let target = context.fault(
+                "hostile-length", task: .parameters(["case": "value", "cl": 1 << 62], encoding: .queryString))
+            do throws(CourierError) {
+                let response = try await provider.request(target)
+                Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                #expect(urlErrorCode(error) != nil, "\(error)")
+            }
+        },
         Check("bytes past Content-Length are ignored", overTLS: false) { context in
             let response = try await context.provider().request(context.fault("long-body"))
             #expect(response.data.count == 10)

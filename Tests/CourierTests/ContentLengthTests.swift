@@ -3,6 +3,10 @@ import CourierTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// A request's own `Content-Length` must be the body's length: otherwise the server reads another
 /// length than the one sent, and the bytes left over become the start of the next request on the
 /// connection (request smuggling), or the server waits for bytes that never come. Refused before
@@ -33,6 +37,13 @@ import Testing
             (.data(Data("x".utf8)), ["Content-Length": "1, 1"]),
             (.data(Data("x".utf8)), ["Content-Length": "18446744073709551617"]),
             (.data(Data("x".utf8)), ["Content-Length": "1", "Transfer-Encoding": "chunked"]),
+            (.data(Data(repeating: 0x42, count: 1000)), ["Content-Length": "1e3"]),
+            (.data(Data("x".utf8)), ["Content-Length": "\u{FF11}"]),  // a fullwidth digit
+            (.data(Data("x".utf8)), ["Content-Length": "-1"]),
+            (.data(Data("x".utf8)), ["Content-Length": ""]),
+            // Spaces around it: refused by HTTP/2 and by nginx (400), so refused before it is sent.
+            (.data(Data("hello world!".utf8)), ["Content-Length": " 12 "]),
+            (.data(Data("hello world!".utf8)), ["Content-Length": "\t12"]),
         ]
     }
 
@@ -71,6 +82,51 @@ import Testing
                 guard case CourierError.requestMapping(let message) = error else { return false }
                 return message.contains("100")
             }
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    /// Leading zeros are `1*DIGIT` (RFC 9110 §8.6): a length the server reads as the body's, so
+    /// it is sent.
+    @Test func aZeroLedContentLengthOfTheBodysLengthIsSent() async throws {
+        let transport = StubTransport().on({ _ in true }, .status(204))
+        let provider = Provider<Upload>(transport: transport)
+        _ = try await provider.request(
+            Upload(task: .data(Data("hello world!".utf8)), headers: ["Content-Length": "012"]))
+        _ = try await provider.request(Upload(task: .plain, headers: ["Content-Length": "0"], method: .get))
+        #expect(transport.requests.count == 2)
+    }
+
+    /// A GET without a body that announces one would make the server wait for bytes never sent.
+    @Test func aGETWithoutABodyAnnouncingOneIsRefused() async {
+        let transport = StubTransport(unmatched: .throwError)
+        let provider = Provider<Upload>(transport: transport)
+        await #expect {
+            try await provider.request(Upload(task: .plain, headers: ["Content-Length": "12"], method: .get))
+        } throws: { error in
+            guard case CourierError.requestMapping(let message) = error else { return false }
+            return message.contains("Content-Length")
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    /// The final request is checked after every stage: a plugin that sets a wrong length after the
+    /// target's headers were checked is refused as well.
+    @Test func aContentLengthSetByAPluginIsChecked() async {
+        struct Lengthening: Plugin {
+            func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+                var request = request
+                request.setValue("99", forHTTPHeaderField: "Content-Length")
+                return request
+            }
+        }
+        let transport = StubTransport(unmatched: .throwError)
+        let provider = Provider<Upload>(transport: transport, plugins: [Lengthening()])
+        await #expect {
+            try await provider.request(Upload(task: .data(Data("hello".utf8)), headers: [:]))
+        } throws: { error in
+            guard case CourierError.requestMapping(let message) = error else { return false }
+            return message.contains("Content-Length")
         }
         #expect(transport.requests.isEmpty)
     }

@@ -23,6 +23,15 @@ import Testing
         #expect(HeaderNumber.length(text) == nil)
     }
 
+    /// A request's own header: digits only, no spaces around them (HTTP/2 and nginx refuse them).
+    @Test func aRequestsLengthIsDigitsAlone() {
+        #expect(HeaderNumber.plainLength("012") == 12)
+        #expect(HeaderNumber.plainLength("9223372036854775807") == Int64.max)
+        for text in ["", " 12", "12 ", "\t12", "+12", "1e3", "9223372036854775808"] {
+            #expect(HeaderNumber.plainLength(text) == nil, "\(text)")
+        }
+    }
+
     /// A response whose `Content-Length` is not a plain number has no announced length (-1),
     /// read the same way from a built `HTTPURLResponse` and from a transport's fields.
     @Test func responsesWithoutALengthReadAsUnknown() throws {

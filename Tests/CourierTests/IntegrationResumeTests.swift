@@ -115,6 +115,73 @@ struct IntegrationResumeTests {
         #expect(provider.partialDownloads.count == 0)
     }
 
+    /// A lost connection after the policy's last attempt: the retry limit, with the cut as its
+    /// last error.
+    static func expectRetriesExhausted(_ error: CourierError, attempts expected: Int) {
+        guard case .retryLimitReached(let attempts, let last) = error, case .underlying(let underlying, _) = last else {
+            Issue.record("\(error)")
+            return
+        }
+        #expect(attempts == expected)
+        #expect((underlying as? URLError)?.code == .networkConnectionLost, "\(last)")
+    }
+
+    /// A server that cuts every answer right after its head (no byte of the body): the policy's
+    /// attempts and no more, then a later call gets the whole file, identical, and nothing is kept.
+    @Test func aServerThatCutsBeforeTheFirstByteGetsBoundedAttempts() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        do throws(CourierError) {
+            _ = try await provider.request(
+                Resumable(
+                    query: "n=\(Self.size)&v=1&cut=-1&id=\(id)", file: folder.file, resumption: .enabled(id: id),
+                    retryPolicy: Self.retrying))
+            Issue.record("a download cut before its first byte succeeded")
+        } catch {
+            Self.expectRetriesExhausted(error, attempts: 2)
+        }
+        let cut = try await Self.log(id)
+        #expect(cut.map(\.sent) == [0, 0], "\(cut.map(\.range))")
+        let response = try await provider.request(
+            Resumable(query: "n=\(Self.size)&v=1&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id)))
+        #expect((200...206).contains(response.statusCode))
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        #expect(provider.partialDownloads.count == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["download.bin"])
+    }
+
+    /// A server that breaks off every answer: the default errors are retried no more than the
+    /// policy's attempts, every byte that arrived is kept for a later call (one partial file), and
+    /// that call, answered whole, ends with the identical file and nothing kept.
+    @Test func aServerThatAlwaysBreaksOffGetsBoundedAttempts() async throws {
+        let folder = Folder()
+        let id = UUID().uuidString
+        let provider = Provider<Resumable>()
+        var policy = Self.retrying
+        policy.maxAttempts = 3
+        let failing = Resumable(
+            query: "n=\(Self.size)&v=1&rcut=50&every=1&id=\(id)", file: folder.file, resumption: .enabled(id: id),
+            retryPolicy: policy)
+        do throws(CourierError) {
+            _ = try await provider.request(failing)
+            Issue.record("a download that always breaks off succeeded")
+        } catch {
+            Self.expectRetriesExhausted(error, attempts: 3)
+        }
+        let log = try await Self.log(id)
+        #expect(log.map(\.status) == [200, 206, 206])
+        #expect(provider.partialDownloads.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder.file.path))
+        let finishing = Resumable(
+            query: "n=\(Self.size)&v=1&cut=0&id=\(id)", file: folder.file, resumption: .enabled(id: id))
+        let response = try await provider.request(finishing)
+        #expect(response.statusCode == 206)
+        #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
+        #expect(provider.partialDownloads.count == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["download.bin"])
+    }
+
     @Test func aLaterCallResumesFromAFreshURLWithProgressFromTheBytesOnDisk() async throws {
         let folder = Folder()
         let id = UUID().uuidString

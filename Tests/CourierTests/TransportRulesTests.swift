@@ -221,11 +221,16 @@ struct TransportRulesTests {
     /// reported as `.networkConnectionLost` (what Apple's URLSession and AsyncHTTPClient report, and
     /// what the default retry policy retries); nothing else is renamed.
     @Test func aBodyCutShortOfItsLengthIsALostConnection() throws {
-        func response(_ fields: [String: String]) -> HTTPURLResponse? {
-            HTTPURLResponse(url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
+        func response(_ fields: [String: String], status: Int = 200) -> HTTPURLResponse? {
+            HTTPURLResponse(url: Self.origin, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
         }
         let cases: [(any Error, HTTPURLResponse?, Int64, URLError.Code)] = [
             (URLError(.unknown), response(["Content-Length": "1000"]), 100, .networkConnectionLost),
+            // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3): a malformed chunked body.
+            (URLError(.unknown), response(["Content-Length": "1000", "Transfer-Encoding": "chunked"]), 0, .unknown),
+            // Answers that carry no body whatever their Content-Length says (RFC 9110 §6.4.1).
+            (URLError(.unknown), response(["Content-Length": "1000"], status: 304), 0, .unknown),
+            (URLError(.unknown), response(["Content-Length": "1000"], status: 204), 0, .unknown),
             (URLError(.unknown), response(["Content-Length": "1000"]), 1000, .unknown),  // all arrived
             (URLError(.unknown), response([:]), 100, .unknown),  // chunked: a cut or a malformed body
             (URLError(.unknown), response(["Content-Length": "1000", "Content-Encoding": "gzip"]), 100, .unknown),
@@ -233,8 +238,12 @@ struct TransportRulesTests {
             (URLError(.timedOut), response(["Content-Length": "1000"]), 100, .timedOut),
         ]
         for (error, head, received, expected) in cases {
-            let mapped = SessionRouter.cutShort(error, response: head, received: received)
+            let mapped = SessionRouter.cutShort(error, response: head, received: received, method: "GET")
             #expect((mapped as? URLError)?.code == expected, "\(head?.allHeaderFields ?? [:]) \(received)")
         }
+        // A HEAD answer has no body: nothing of its Content-Length was ever to arrive.
+        let head = SessionRouter.cutShort(
+            URLError(.unknown), response: response(["Content-Length": "1000"]), received: 0, method: "HEAD")
+        #expect((head as? URLError)?.code == .unknown)
     }
 }

@@ -54,8 +54,9 @@ enum RequestValidation {
         of request: URLRequest, file: (url: URL, size: UInt64?)?
     ) throws(CourierError) {
         guard let announced = request.value(forHTTPHeaderField: "Content-Length") else { return }
-        guard let length = HeaderNumber.length(announced).map(UInt64.init) else {
-            throw .requestMapping("the header Content-Length '\(announced)' is not a number of bytes")
+        guard let length = HeaderNumber.plainLength(announced).map(UInt64.init) else {
+            throw .requestMapping(
+                "the header Content-Length '\(announced)' is not a number of bytes (ASCII digits only, no spaces)")
         }
         if request.value(forHTTPHeaderField: "Transfer-Encoding") != nil {
             throw .requestMapping("a request cannot announce both Content-Length and Transfer-Encoding")

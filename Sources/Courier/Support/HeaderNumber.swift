@@ -9,6 +9,17 @@ enum HeaderNumber {
         var utf8 = value.utf8[...]
         while let first = utf8.first, first == 0x20 || first == 0x09 { utf8.removeFirst() }
         while let last = utf8.last, last == 0x20 || last == 0x09 { utf8.removeLast() }
+        return digits(utf8)
+    }
+
+    /// The value as a byte count when it is ASCII digits and nothing else (no spaces around
+    /// them): what a request may send. HTTP/2 forbids spaces around a field value (RFC 9113
+    /// §8.2.1), and nginx answers a request whose `Content-Length` has them with 400.
+    static func plainLength(_ value: String) -> Int64? {
+        digits(value.utf8[...])
+    }
+
+    private static func digits(_ utf8: Substring.UTF8View) -> Int64? {
         guard !utf8.isEmpty else { return nil }
         var result: Int64 = 0
         for byte in utf8 {

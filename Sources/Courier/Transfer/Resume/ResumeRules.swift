@@ -65,8 +65,8 @@ enum ResumeRules {
     /// The entity's length a whole (`200`) response announces, when it is not encoded.
     static func total(ofWhole header: (String) -> String?) -> Int64? {
         if let encoding = header("Content-Encoding"), !isIdentity(encoding) { return nil }
-        return header("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            .flatMap { $0 >= 0 ? $0 : nil }
+        // Read as the body limit and progress read it: a sign or anything but digits is no length.
+        return header("Content-Length").flatMap(HeaderNumber.length)
     }
 
     /// Decides about the final answer to a request that offered `offer` (`nil`: sent without

@@ -250,7 +250,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                         return (nil, 0)
                     }
                     let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
-                    if entry.file == nil, announced > 0 { entry.data.reserveCapacity(Int(announced)) }
+                    // At most the default limit's worth: with a limit raised (or `.max`), an
+                    // announced size is the server's word, and reserving 2^62 bytes traps.
+                    if entry.file == nil, announced > 0 {
+                        entry.data.reserveCapacity(Int(min(announced, Limits.defaultMaxResponseBytes)))
+                    }
                     entry.bodyLimit = limit
                 }
                 entry.received += Int64(data.count)
@@ -290,10 +294,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// remaining"); Apple's URLSession and `AsyncHTTPClientTransport` report it as
     /// `.networkConnectionLost`, which ``RetryPolicy/defaultRetryableErrors`` retries (and a
     /// resumable download resumes). Only a known shortfall is renamed: a chunked body cut short
-    /// cannot be told apart from a malformed one here, and stays `.unknown`.
-    static func cutShort(_ error: any Error, response: HTTPURLResponse?, received: Int64) -> any Error {
+    /// cannot be told apart from a malformed one here, and stays `.unknown`; so does a body whose
+    /// `Content-Length` says nothing of its length: one with a `Transfer-Encoding` (which overrides
+    /// it, RFC 9112 §6.3), and an answer that has no body (to `HEAD`, a 1xx, 204 or 304).
+    static func cutShort(_ error: any Error, response: HTTPURLResponse?, received: Int64, method: String?) -> any Error
+    {
         guard let urlError = error as? URLError, urlError.code == .unknown, let response,
-            !ResponseBodyLimit.isEncoded(response.value(forHTTPHeaderField: "Content-Encoding"))
+            !ResponseBodyLimit.isEncoded(response.value(forHTTPHeaderField: "Content-Encoding")),
+            response.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
+            response.statusCode >= 200, response.statusCode != 204, response.statusCode != 304,
+            method?.uppercased() != "HEAD"
         else { return error }
         let announced = ResponseBodyLimit.contentLength(of: response)
         guard announced >= 0, received < announced else { return error }
@@ -383,7 +393,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             if let failure = entry.failure {
                 stream.finish(CourierError(failure))
             } else if let error {
-                stream.finish(CourierError(URLErrors.normalize(error)))
+                // A body cut short: the same error as for a whole body (conformance).
+                let mapped = Self.cutShort(
+                    URLErrors.normalize(error), response: task.response as? HTTPURLResponse,
+                    received: entry.received, method: entry.request.httpMethod)
+                stream.finish(CourierError(mapped))
             } else {
                 stream.finish()
             }
@@ -421,7 +435,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         if let error, !(entry.refusedChallenge && httpResponse != nil) {
             // A refused certificate: typed, with the host and the reason.
             if let refused = CourierError.serverTrust(from: error, url: entry.request.url) { return .failure(refused) }
-            return .failure(Self.cutShort(URLErrors.normalize(error), response: httpResponse, received: entry.received))
+            return .failure(
+                Self.cutShort(
+                    URLErrors.normalize(error), response: httpResponse, received: entry.received,
+                    method: entry.request.httpMethod))
         }
         guard let httpResponse else { return .failure(URLError(.badServerResponse)) }
         var metrics = entry.metrics

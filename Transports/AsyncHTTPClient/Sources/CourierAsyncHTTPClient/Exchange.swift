@@ -105,7 +105,11 @@ struct Exchange: Sendable {
         let limit = ResponseBodyLimit(for: transfer)
         if let crossed = limit.announcedCrossing(head) { throw CourierError.limitExceeded(crossed) }
         var data = Data()
-        if let expectedLength, expectedLength > 0 { data.reserveCapacity(Int(expectedLength)) }
+        // At most the default limit's worth: with a limit raised (or `.max`), an announced size is
+        // the server's word, and reserving 2^62 bytes traps.
+        if let expectedLength, expectedLength > 0 {
+            data.reserveCapacity(Int(min(expectedLength, Limits.defaultMaxResponseBytes)))
+        }
         let received = try await read(limit: limit) { piece, _ in
             data.append(piece)
             return true
