@@ -148,6 +148,18 @@ import Testing
         #expect(transport.transfers.isEmpty)
     }
 
+    /// A stubbed request is held to the same destination rules: a test fails where the wire would.
+    @Test(arguments: ["ftp://127.0.0.1/x", "file:///etc", "gopher://h/"])
+    func aStubbedRequestToASchemeNotAllowedIsRefusedToo(base: String) async {
+        let provider = Provider<Other>(stubClosure: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(Other(baseURL: URL(string: base)!))
+        } throws: { error in
+            guard case CourierError.schemeNotAllowed(let url) = error else { return false }
+            return url.scheme == URL(string: base)?.scheme
+        }
+    }
+
     @Test func allowedSchemesAreASetting() async throws {
         let transport = RecordingTransport()
         let httpsOnly = Limits(allowedSchemes: ["HTTPS"])

@@ -429,13 +429,14 @@ extension Provider {
         waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {
         do {
-            // Sample responses too, so a test catches what the network would refuse.
+            // Sample responses too, so a test catches what the network would refuse: the body, and
+            // the destination (a plugin that rewrites a stubbed request to `gopher://` is refused
+            // in the test as it would be on the wire). Transports check each hop again.
             try RequestValidation.validateBody(of: request, task: endpoint.task, limits: plan.limits)
+            try RequestValidation.validateDestination(request.url, limits: plan.limits)
             let response: CallAnswer
             switch behavior {
             case .never:
-                // Checked here whatever the transport does; stubs are checked on their own path.
-                try RequestValidation.validateDestination(request.url, limits: plan.limits)
                 // A stream is its own answer (issue 31) and goes past the HTTP cache.
                 if plan.isStream {
                     response = try await transfer(

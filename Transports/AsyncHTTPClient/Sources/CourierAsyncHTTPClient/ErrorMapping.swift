@@ -29,7 +29,10 @@ enum ErrorMapping {
     private static func code(for error: any Error) -> URLError.Code? {
         if let error = error as? HTTPClientError {
             switch error {
-            case .remoteConnectionClosed, .uncleanShutdown, .bodyLengthMismatch: return .networkConnectionLost
+            case .remoteConnectionClosed, .uncleanShutdown: return .networkConnectionLost
+            // The request body did not have the length announced (a file that changed while it was
+            // sent): the caller's body, not the connection, so not a failure a retry would fix.
+            case .bodyLengthMismatch: return .unknown
             case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
                 .getConnectionFromPoolTimeout:
                 return .timedOut

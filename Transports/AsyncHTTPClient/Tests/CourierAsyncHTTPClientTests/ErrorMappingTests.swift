@@ -16,6 +16,8 @@ struct ErrorMappingTests {
     @Test func networkErrorsBecomeURLErrors() {
         let cases: [(any Error, URLError.Code)] = [
             (HTTPClientError.remoteConnectionClosed, .networkConnectionLost),
+            // A request body shorter or longer than announced: not retried as a lost connection.
+            (HTTPClientError.bodyLengthMismatch, .unknown),
             (HTTPClientError.readTimeout, .timedOut),
             (HTTPClientError.connectTimeout, .timedOut),
             (HTTPClientError.invalidURL, .badURL),
