@@ -64,6 +64,13 @@ struct IntegrationResumeTests {
         return whole.data
     }
 
+    /// Resumes with a fresh URL: the first one's `sig=1` (expired, as it were) becomes `sig=2`.
+    static func signedAgain(id: String) -> DownloadResumption {
+        .enabled(id: id) { url in
+            URL(string: url.absoluteString.replacingOccurrences(of: "sig=1", with: "sig=2")) ?? url
+        }
+    }
+
     static func log(_ id: String) async throws -> [LogEntry] {
         let response = try await Provider<Fault>().request(Fault(path: "resumable-log?id=\(id)", timeout: .seconds(30)))
         return try JSONDecoder().decode([LogEntry].self, from: response.data)
@@ -194,9 +201,7 @@ struct IntegrationResumeTests {
         // The signed URL expired: the hook gives another for the resumed attempt.
         let fresh = Resumable(
             query: "n=\(Self.size)&v=1&id=\(id)&sig=1", file: folder.file,
-            resumption: .enabled(id: id) { url in
-                URL(string: url.absoluteString.replacingOccurrences(of: "sig=1", with: "sig=2"))!
-            })
+            resumption: Self.signedAgain(id: id))
         var firstDownload: ProgressEvent.Bytes?
         var last: ProgressEvent?
         for try await event in provider.requestWithProgress(fresh) {
@@ -292,9 +297,7 @@ struct IntegrationResumeTests {
         let response = try await provider.request(
             Resumable(
                 query: "n=\(Self.size)&v=1&cut=0&bad=start&id=\(id)&sig=1", file: folder.file,
-                resumption: .enabled(id: id) { url in
-                    URL(string: url.absoluteString.replacingOccurrences(of: "sig=1", with: "sig=2"))!
-                }))
+                resumption: Self.signedAgain(id: id)))
         #expect(response.statusCode == 200)
         #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
         let log = try await Self.log(id)

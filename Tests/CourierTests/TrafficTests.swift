@@ -165,26 +165,6 @@ import Testing
         #expect(transport.gate.calls == 1)
     }
 
-    @Test func queueWaitShowsInMetrics() async throws {
-        let clock = TestClock()
-        let transport = CountingTransport()
-        let provider = Provider<Call>(transport: transport, clock: clock, traffic: TrafficPolicy(maxRequests: 1))
-        let traffic = try control(provider)
-        let first = Task { try await provider.request(Call(name: "first")) }
-        await transport.gate.waitForRequests(1)
-        let second = Task { try await provider.request(Call(name: "second")) }
-        await traffic.waitFor { waiting, _ in waiting == 1 }
-        clock.advance(by: .seconds(3))
-        transport.gate.release()
-        _ = try await first.value
-        await transport.gate.waitForRequests(1)
-        transport.gate.release()
-        let metrics = try #require(try await second.value.metrics)
-        #expect(metrics.queueWait == .seconds(3))
-        #expect(metrics.trafficWaits == [TrafficWait(attempt: 1, queue: .seconds(3), pause: .zero)])
-        #expect(metrics.pauseWait == .zero)
-    }
-
     /// How a call's exchange runs, for the queue-wait checks below.
     enum Route: String, CaseIterable, Sendable {
         /// On the call's own task.
@@ -230,6 +210,7 @@ import Testing
         transport.gate.release()
         let metrics = try #require(try await second.value)
         #expect(metrics.trafficWaits == [TrafficWait(attempt: 1, queue: .seconds(3), pause: .zero)])
+        #expect(metrics.queueWait == .seconds(3) && metrics.pauseWait == .zero)
         await traffic.waitFor { waiting, inFlight in waiting == 0 && inFlight == 0 }
     }
 
