@@ -45,7 +45,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /big-chunked?n=BYTES     the same, chunked
   /cookie-flood?i=I        50 cookies of 4 KB each, named cI_0 … cI_49
   /disposition             a download whose Content-Disposition name is hostile
-  /slow-sink               reads the request body 16 KB every 20 ms (at most STALL s), then 200
+  /slow-sink?stall=S       reads the request body 16 KB every 20 ms (at most STALL s, or S ≤ 60), then 200
   /sse                     Server-Sent Events written in pieces that split lines and CRLFs, with
                            comments and retry; ends (close) in the middle of a last event
   /sse-drop                the same events, chunked, then the connection closed mid-chunk
@@ -130,7 +130,10 @@ class Handler(socketserver.StreamRequestHandler):
             self.inflated = self.inflate_body(headers, length)
             body = b""
         elif path.startswith("/slow-sink"):
-            deadline = time.time() + STALL
+            # ?stall=S: read for up to S seconds (at most 60) instead of STALL, for a test that must
+            # not be answered before its client notices what it is checking for.
+            query = dict(part.split("=", 1) for part in path.partition("?")[2].split("&") if "=" in part)
+            deadline = time.time() + min(60.0, float(query.get("stall", STALL)))
             left = length
             while left > 0 and time.time() < deadline:
                 piece = self.rfile.read(min(left, 16384))

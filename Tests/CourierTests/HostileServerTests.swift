@@ -138,14 +138,15 @@ struct HostileServerTests {
     // MARK: Uploads
 
     /// A file truncated while it is sent would stall FoundationNetworking until the deadline; it is
-    /// a typed error as soon as the change is seen.
+    /// a typed error as soon as the change is seen. The server reads for up to 60 s, so that a
+    /// sanitizer run's stall cannot let it answer before the watcher has looked.
     @Test func aFileTruncatedDuringTheUploadIsATypedError() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let file = try folder.file("big.bin", contents: Data(repeating: 7, count: 8 << 20))
         let provider = Provider<Fault>()
         let stream = provider.requestWithProgress(
-            Fault(path: "slow-sink", method: .post, task: .uploadFile(file), timeout: .seconds(60)))
+            Fault(path: "slow-sink?stall=60", method: .post, task: .uploadFile(file), timeout: .seconds(90)))
         var truncated = false
         do {
             for try await event in stream {
