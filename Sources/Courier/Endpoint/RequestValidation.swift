@@ -88,18 +88,10 @@ enum RequestValidation {
         var text = url.absoluteString
         let (scheme, needsHost) = text.withUTF8 { bytes -> (String?, Bool) in
             guard let colon = URLBuilder.schemeEnd(bytes) else { return (nil, false) }
-            let scheme = String(unsafeUninitializedCapacity: colon) { out in
-                for index in 0..<colon {
-                    let byte = bytes[index]
-                    out[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-                }
-                return colon
-            }
+            let schemeBytes = UnsafeBufferPointer(rebasing: bytes[..<colon])
             // Schemes that start with "http" (in any case) need a host.
-            let http =
-                colon >= 4 && bytes[0] | 0x20 == UInt8(ascii: "h") && bytes[1] | 0x20 == UInt8(ascii: "t")
-                && bytes[2] | 0x20 == UInt8(ascii: "t") && bytes[3] | 0x20 == UInt8(ascii: "p")
-            return (scheme, http && !URLBuilder.hasHost(bytes, schemeEnd: colon))
+            let http = ASCII.hasPrefix(schemeBytes, lowercase: "http")
+            return (ASCII.lowercasedString(schemeBytes), http && !URLBuilder.hasHost(bytes, schemeEnd: colon))
         }
         guard let scheme, limits.allowedSchemes.contains(scheme) else { throw .schemeNotAllowed(url) }
         if needsHost {

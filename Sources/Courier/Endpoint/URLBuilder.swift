@@ -178,9 +178,10 @@ enum URLBuilder {
     private static func baseURLProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> BaseURLProblem? {
         guard let colon = schemeEnd(bytes) else { return .noScheme }
         // Only http and https (in any case) need a host.
-        guard colon == 4 || colon == 5, bytes[0] | 0x20 == UInt8(ascii: "h"), bytes[1] | 0x20 == UInt8(ascii: "t"),
-            bytes[2] | 0x20 == UInt8(ascii: "t"), bytes[3] | 0x20 == UInt8(ascii: "p"),
-            colon == 4 || bytes[4] | 0x20 == UInt8(ascii: "s")
+        let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+        guard
+            ASCII.hasPrefix(scheme, lowercase: "http")
+                && (colon == 4 || colon == 5 && ASCII.hasPrefix(scheme, lowercase: "https"))
         else { return nil }
         return hasHost(bytes, schemeEnd: colon) ? nil : .noHost
     }
@@ -191,11 +192,10 @@ enum URLBuilder {
         var colon = 0
         while colon < bytes.count, bytes[colon] != UInt8(ascii: ":") {
             let byte = bytes[colon]
-            let letter = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")
             let other =
-                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            guard letter || (colon > 0 && other) else { return nil }
+                ASCII.isDigit(byte) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+            guard ASCII.isLetter(byte) || (colon > 0 && other) else { return nil }
             colon += 1
         }
         guard colon > 0, colon < bytes.count else { return nil }

@@ -41,7 +41,7 @@ final class LazyHTTPResponse: Sendable {
         // One allocation for a transport that knows its count (AsyncHTTPClient's headers do).
         fields.reserveCapacity(headerFields.underestimatedCount)
         for (name, value) in headerFields {
-            if let index = fields.firstIndex(where: { Self.sameName($0.name, name) }) {
+            if let index = fields.firstIndex(where: { ASCII.equalIgnoringCase($0.name, name) }) {
                 fields[index] = Field(name: fields[index].name, value: fields[index].value + ", " + value)
             } else {
                 fields.append(Field(name: name, value: value))
@@ -85,7 +85,7 @@ final class LazyHTTPResponse: Sendable {
 
     /// A header's value, its name matched without regard to (ASCII) case.
     func value(forHTTPHeaderField name: String) -> String? {
-        fields.first { Self.sameName($0.name, name) }?.value
+        fields.first { ASCII.equalIgnoringCase($0.name, name) }?.value
     }
 
     /// `Content-Length`, or -1 when absent or not a number (as `URLResponse.expectedContentLength`).
@@ -97,13 +97,5 @@ final class LazyHTTPResponse: Sendable {
         var dictionary: [String: String] = [:]
         for field in fields { dictionary[field.name] = field.value }
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: dictionary)
-    }
-
-    /// Header names are ASCII tokens: compared byte by byte, folding A–Z.
-    static func sameName(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        return zip(a.utf8, b.utf8).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
-        }
     }
 }

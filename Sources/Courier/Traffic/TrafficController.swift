@@ -144,8 +144,9 @@ final class TrafficController: Sendable {
             }
         }
         if port < 0 {
-            let https = colon == 5 && matches(bytes, "https")
-            let wss = colon == 3 && matches(bytes, "wss")
+            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+            let https = colon == 5 && ASCII.hasPrefix(scheme, lowercase: "https")
+            let wss = colon == 3 && ASCII.hasPrefix(scheme, lowercase: "wss")
             port = https || wss ? 443 : 80
         }
         var digits = 1
@@ -157,11 +158,11 @@ final class TrafficController: Sendable {
         let hostLength = hostEnd - hostStart
         let length = colon + 3 + hostLength + 1 + digits
         return String(unsafeUninitializedCapacity: length) { out in
-            for index in 0..<colon { out[index] = lowercased(bytes[index]) }
+            for index in 0..<colon { out[index] = ASCII.lowercased(bytes[index]) }
             out[colon] = UInt8(ascii: ":")
             out[colon + 1] = slash
             out[colon + 2] = slash
-            for index in 0..<hostLength { out[colon + 3 + index] = lowercased(bytes[hostStart + index]) }
+            for index in 0..<hostLength { out[colon + 3 + index] = ASCII.lowercased(bytes[hostStart + index]) }
             out[colon + 3 + hostLength] = UInt8(ascii: ":")
             var value = port
             for index in stride(from: length - 1, through: length - digits, by: -1) {
@@ -172,30 +173,17 @@ final class TrafficController: Sendable {
         }
     }
 
-    /// Whether the scheme (`bytes` up to its colon) is `lowercase`, in any case.
-    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
-        for index in expected.indices where lowercased(bytes[index]) != expected[index] { return false }
-        return true
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-    }
-
     /// Letters, digits, `-`, `.`, `_`, `~`: a host that `URL.host` gives back as written.
     private static func isPlainHostByte(_ byte: UInt8) -> Bool {
-        let letter = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")
-        let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-        return letter || digit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+        ASCII.isLetter(byte) || ASCII.isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            || byte == UInt8(ascii: "_")
             || byte == UInt8(ascii: "~")
     }
 
     /// Hex digits, `:` and `.`: an IPv6 literal without a zone.
     private static func isHexOrColonOrDot(_ byte: UInt8) -> Bool {
         let hex = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")
-        let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-        return hex || digit || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+        return hex || ASCII.isDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
     }
 
     /// Whether admissions need the request's host key: for a per-host limit or a shared pause.

@@ -52,11 +52,12 @@ public struct ResponseBodyLimit: Sendable {
     /// is read. For a compressed body the announced size is the compressed one, which the decoded
     /// body does not undercut.
     public func announcedCrossing(_ head: Response) -> LimitExceeded? {
-        head.expectedContentLength > maximum ? failure : nil
+        announcedCrossing(contentLength: head.expectedContentLength)
     }
 
-    func announcedCrossing(_ response: URLResponse?) -> LimitExceeded? {
-        Self.contentLength(of: response) > maximum ? failure : nil
+    /// The limit a body of `contentLength` announced bytes (-1: not announced) would cross.
+    func announcedCrossing(contentLength: Int64) -> LimitExceeded? {
+        contentLength > maximum ? failure : nil
     }
 
     /// The `Content-Length` header's value, or -1 when absent or not a number. Read from the header

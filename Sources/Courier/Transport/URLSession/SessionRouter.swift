@@ -244,12 +244,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 }
                 if entry.bodyLimit == nil {
                     let limit = ResponseBodyLimit(toFile: entry.file != nil, limits: entry.limits)
-                    // A body announced larger than allowed fails before it is read.
-                    if let crossed = limit.announcedCrossing(dataTask.response) {
+                    // `Content-Length`, read once (each lookup in FoundationNetworking's header
+                    // dictionary bridges strings). A body announced larger than allowed fails
+                    // before it is read.
+                    let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
+                    if let crossed = limit.announcedCrossing(contentLength: announced) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                         return (nil, 0)
                     }
-                    let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
                     // At most the default limit's worth: with a limit raised (or `.max`), an
                     // announced size is the server's word, and reserving 2^62 bytes traps.
                     if entry.file == nil, announced > 0 {

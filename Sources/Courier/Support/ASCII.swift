@@ -1,0 +1,44 @@
+/// Case rules for protocol text read byte by byte: URL schemes and hosts, header names. HTTP and
+/// RFC 3986 make them case-insensitive in ASCII only, so only A–Z and a–z are folded (no locale,
+/// no Unicode case mapping, unlike `String.lowercased()`), and no `String` is built to compare.
+enum ASCII {
+    /// `byte` with A–Z mapped to a–z; every other byte unchanged.
+    @inline(__always)
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+    }
+
+    /// Whether `byte` is a letter, A–Z or a–z.
+    @inline(__always)
+    static func isLetter(_ byte: UInt8) -> Bool {
+        (byte | 0x20) &- UInt8(ascii: "a") < 26
+    }
+
+    /// Whether `byte` is a digit, 0–9.
+    @inline(__always)
+    static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    /// `bytes` as a string with A–Z lowercased.
+    static func lowercasedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { out in
+            for index in bytes.indices { out[index] = lowercased(bytes[index]) }
+            return bytes.count
+        }
+    }
+
+    /// Whether `bytes` starts with `lowercase` (written in lowercase), A–Z matching a–z.
+    static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        guard bytes.count >= expected.count else { return false }
+        for index in expected.indices where lowercased(bytes[index]) != expected[index] { return false }
+        return true
+    }
+
+    /// Whether `a` and `b` are equal but for the case of their letters.
+    static func equalIgnoringCase(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return zip(a.utf8, b.utf8).allSatisfy { x, y in x == y || lowercased(x) == lowercased(y) }
+    }
+}
