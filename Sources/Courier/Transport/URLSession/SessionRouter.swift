@@ -45,6 +45,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var taskMetrics: TransferMetrics?
         /// Durable downloads (27): told each head; the file of a transfer that breaks off is kept.
         var headArrived: (@Sendable (Response) -> Void)?
+
+        mutating func modify<R>(_ body: (inout Entry) -> R) -> R {
+            body(&self)
+        }
     }
 
     /// Every transfer from ``register`` until FoundationNetworking delivers its end
@@ -90,15 +94,21 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// and the error returned is its answer: the task must not start.
     func start(_ task: URLSessionTask, continuation: CheckedContinuation<CallAnswer, any Error>) -> (any Error)? {
         entries.withLock { entries -> (any Error)? in
-            guard var entry = entries[task.taskIdentifier] else { return CancellationError() }
-            if entry.cancelledEarly || entry.failure != nil {
-                entries[task.taskIdentifier] = nil
+            let refused = Self.update(&entries[task.taskIdentifier]) { entry -> (any Error)? in
+                guard entry.cancelledEarly || entry.failure != nil else {
+                    entry.continuation = continuation
+                    return nil
+                }
                 entry.file?.discard()
                 return entry.failure ?? CancellationError()
             }
-            entry.continuation = continuation
-            entries[task.taskIdentifier] = entry
-            return nil
+            switch refused {
+            case .none: return CancellationError()  // not registered, or forgotten
+            case .some(.none): return nil
+            case .some(.some(let error)):
+                entries[task.taskIdentifier] = nil
+                return error
+            }
         }
     }
 
@@ -312,14 +322,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
     }
 
-    /// Runs `body` on the entry in place (its body `Data` is never copied), if there is one.
+    /// Runs `body` on the entry in place, if there is one. Optional chaining reaches the entry
+    /// where the table stores it: nothing is copied out and back (which retained and released each
+    /// of its references on every callback), and its body `Data`, referenced once, is appended to
+    /// without a copy.
     private static func update<R>(_ entry: inout Entry?, _ body: (inout Entry) -> R) -> R? {
-        guard var value = entry else { return nil }
-        // Moved out first, so `value` holds the only reference to the body and appending to it
-        // never copies it.
-        entry = nil
-        defer { entry = value }
-        return body(&value)
+        entry?.modify(body)
     }
 
     /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it
