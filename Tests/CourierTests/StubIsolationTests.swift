@@ -8,7 +8,8 @@ import Testing
 #endif
 
 /// Ten thousand tests at once, each with its own stubs and provider: none sees another's. CI also
-/// runs this suite alone and holds it to 10 s on 2 cores (`.ci/run`, the scale step).
+/// runs this suite alone and holds it to twice ``StubIsolationBaselineTests`` (`.ci/run`, the scale
+/// step).
 @Suite struct StubIsolationTests {
     @Test(arguments: 0..<10_000)
     func eachTestSeesOnlyItsOwnStubs(index: Int) async throws {
@@ -23,5 +24,20 @@ import Testing
             #expect(try await provider.request(Probe()).mapString() == "\(index)")
         }
         #expect(transport.requests.count == 5)
+    }
+}
+
+/// The scale check's baseline (`.ci/run`): ten thousand cases with the same arguments and as many
+/// expectations as ``StubIsolationTests``, but no provider: what Swift Testing itself costs per
+/// case, measured in the same run. Runs only when `COURIER_SCALE_BASELINE` is set.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["COURIER_SCALE_BASELINE"] != nil))
+struct StubIsolationBaselineTests {
+    @Test(arguments: 0..<10_000)
+    func eachCaseChecksItsOwnValue(index: Int) async throws {
+        let value = "\(index)"
+        for _ in 0..<5 {
+            #expect(value == "\(index)")
+        }
+        #expect(value.utf8.count == String(index).utf8.count)
     }
 }
