@@ -192,10 +192,7 @@ public struct AsyncHTTPClientTransport: Transport {
         }
         var hasUserAgent = false
         var hasAcceptEncoding = false
-        let fields = transfer.request.allHTTPHeaderFields ?? [:]
-        // The request's fields, the two defaults and the `Host` AsyncHTTPClient adds: one allocation.
-        request.headers.reserveCapacity(fields.count + 3)
-        for (name, value) in fields {
+        for (name, value) in transfer.request.allHTTPHeaderFields ?? [:] {
             // Matched without lowercasing a copy of each name.
             if Self.isNamed(name, "content-length") || Self.isNamed(name, "transfer-encoding") {
                 continue  // The body decides these (as URLSession does).
