@@ -53,7 +53,7 @@ struct Exchange: Sendable {
         ResponseBodyLimit.expectedLength(contentLength: contentLength, contentEncoding: contentEncoding)
     }
 
-    /// One piece of the body as ``read(limit:_:)`` hands it over: the bytes as they came off the
+    /// One piece of the body as `read(limit:_:)` hands it over: the bytes as they came off the
     /// wire (no copy made), or as the inflater decoded them.
     enum Piece {
         case wire(ByteBuffer)
