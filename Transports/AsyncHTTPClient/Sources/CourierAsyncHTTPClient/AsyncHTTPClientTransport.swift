@@ -157,7 +157,7 @@ public struct AsyncHTTPClientTransport: Transport {
         while true {
             try Task.checkCancellation()
             try current.checkDestination()
-            let request = try makeRequest(current)
+            let (request, bytesSent) = try makeRequest(current)
             let response: HTTPClientResponse
             do {
                 response = try await client.execute(request, deadline: .distantFuture)
@@ -172,7 +172,7 @@ public struct AsyncHTTPClientTransport: Transport {
             guard let next = try current.following(redirect: head, redirects: redirects) else {
                 return Exchange(
                     transfer: current, response: response, head: head, redirects: redirects,
-                    responseStart: responseStart)
+                    responseStart: responseStart, bytesSent: bytesSent)
             }
             // The redirect's own body is not wanted: a little is read so the connection can be
             // used again; more, and the connection is closed instead.
@@ -182,8 +182,8 @@ public struct AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// The AsyncHTTPClient request for a transfer's request, with its body.
-    private func makeRequest(_ transfer: Transfer) throws -> HTTPClientRequest {
+    /// The AsyncHTTPClient request for a transfer's request, with its body, and the body's size.
+    private func makeRequest(_ transfer: Transfer) throws -> (HTTPClientRequest, bytesSent: Int64) {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
@@ -192,14 +192,16 @@ public struct AsyncHTTPClientTransport: Transport {
         }
         var hasUserAgent = false
         var hasAcceptEncoding = false
-        for (name, value) in transfer.request.allHTTPHeaderFields ?? [:] {
-            switch name.lowercased() {
-            // The body decides these (as URLSession does).
-            case "content-length", "transfer-encoding": continue
-            case "user-agent": hasUserAgent = true
-            case "accept-encoding": hasAcceptEncoding = true
-            default: break
+        let fields = transfer.request.allHTTPHeaderFields ?? [:]
+        // The request's fields, the two defaults and the `Host` AsyncHTTPClient adds: one allocation.
+        request.headers.reserveCapacity(fields.count + 3)
+        for (name, value) in fields {
+            // Matched without lowercasing a copy of each name.
+            if Self.isNamed(name, "content-length") || Self.isNamed(name, "transfer-encoding") {
+                continue  // The body decides these (as URLSession does).
             }
+            if Self.isNamed(name, "user-agent") { hasUserAgent = true }
+            if Self.isNamed(name, "accept-encoding") { hasAcceptEncoding = true }
             request.headers.add(name: name, value: value)
         }
         if !hasUserAgent, let userAgent { request.headers.add(name: "User-Agent", value: userAgent) }
@@ -207,14 +209,26 @@ public struct AsyncHTTPClientTransport: Transport {
         let progress = transfer.progress
         if let size = try transfer.fileBodySize(), case .file(let url) = transfer.body {
             request.body = .stream(FileChunks(url: url, size: size, progress: progress), length: .known(Int64(size)))
+            return (request, Int64(size))
         } else if let data = transfer.request.httpBody, !data.isEmpty {
             if let progress {
                 request.body = .stream(DataChunks(data: data, progress: progress), length: .known(Int64(data.count)))
             } else {
                 request.body = .bytes(ByteBuffer(bytes: data))
             }
+            return (request, Int64(data.count))
         }
-        return request
+        return (request, 0)
+    }
+
+    /// Whether a header name is `lowercase` (lowercase ASCII), ignoring ASCII case.
+    static func isNamed(_ name: String, _ lowercase: StaticString) -> Bool {
+        guard name.utf8.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { expected in
+            zip(name.utf8, expected).allSatisfy { byte, lower in
+                (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+            }
+        }
     }
 
     /// The response head as a ``Courier/Response`` without a body. Its `HTTPURLResponse` is built
@@ -222,10 +236,13 @@ public struct AsyncHTTPClientTransport: Transport {
     /// URLSession does): on Linux building one costs more than the rest of the transport's work.
     static func head(of response: HTTPClientResponse, request: URLRequest) throws -> Response {
         guard let url = request.url else { throw URLError(.badServerResponse) }
+        // An array, which the head reads through its buffer (issue 29: a lazy sequence over
+        // AsyncHTTPClient's fields was read through generic code at 3–5 µs a response).
+        var fields: [(String, String)] = []
+        fields.reserveCapacity(response.headers.count)
+        for (name, value) in response.headers { fields.append((name, value)) }
         return Response(
             statusCode: Int(response.status.code), data: Data(), request: request, url: url,
-            httpVersion: response.version.major >= 2 ? "HTTP/2" : "HTTP/1.1",
-            // Lazily: the head reads AsyncHTTPClient's fields once, with no array in between.
-            headerFields: response.headers.lazy.map { ($0.name, $0.value) })
+            httpVersion: response.version.major >= 2 ? "HTTP/2" : "HTTP/1.1", headerFields: fields)
     }
 }

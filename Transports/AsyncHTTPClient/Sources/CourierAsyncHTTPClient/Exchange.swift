@@ -17,6 +17,9 @@ struct Exchange: Sendable {
     let head: Response
     let redirects: Int
     let responseStart: Duration?
+    /// The request body's size, as sent (measured once, when the request was made: reading
+    /// `URLRequest.httpBody` copies it on Linux, and a file's size is a system call).
+    let bytesSent: Int64
     /// The head's `Content-Encoding`, looked up once (a lookup is a case-insensitive scan).
     let contentEncoding: String?
     /// `Content-Length`, or -1.
@@ -24,20 +27,16 @@ struct Exchange: Sendable {
 
     init(
         transfer: Transfer, response: HTTPClientResponse, head: Response, redirects: Int,
-        responseStart: Duration?
+        responseStart: Duration?, bytesSent: Int64
     ) {
         self.transfer = transfer
         self.response = response
         self.head = head
         self.redirects = redirects
         self.responseStart = responseStart
+        self.bytesSent = bytesSent
         contentEncoding = response.headers.first(name: "Content-Encoding")
         contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? -1
-    }
-
-    private var bytesSent: Int64 {
-        if case .file = transfer.body { return Int64((try? transfer.fileBodySize()) ?? 0) }
-        return Int64(transfer.request.httpBody?.count ?? 0)
     }
 
     private func metrics(received: Int64) -> TransferMetrics {
@@ -54,10 +53,44 @@ struct Exchange: Sendable {
         ResponseBodyLimit.expectedLength(contentLength: contentLength, contentEncoding: contentEncoding)
     }
 
+    /// One piece of the body as ``read(limit:_:)`` hands it over: the bytes as they came off the
+    /// wire (no copy made), or as the inflater decoded them.
+    enum Piece {
+        case wire(ByteBuffer)
+        case decoded(Data)
+
+        var isEmpty: Bool {
+            switch self {
+            case .wire(let buffer): buffer.readableBytes == 0
+            case .decoded(let data): data.isEmpty
+            }
+        }
+
+        /// The bytes as `Data` (a copy, for wire bytes).
+        var data: Data {
+            switch self {
+            case .wire(let buffer): buffer.withUnsafeReadableBytes { Data($0) }
+            case .decoded(let data): data
+            }
+        }
+
+        /// Appends the bytes to `data`, with one copy and nothing in between.
+        func append(to data: inout Data) {
+            switch self {
+            case .wire(let buffer):
+                buffer.withUnsafeReadableBytes { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    data.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+                }
+            case .decoded(let decoded): data.append(decoded)
+            }
+        }
+    }
+
     /// Reads the body, decoding it and counting it against `limit`; `piece` gets the decoded
     /// bytes of each network chunk. Stops when `piece` returns `false`.
     private func read(
-        limit: ResponseBodyLimit, _ piece: (Data, _ received: Int64) async throws -> Bool
+        limit: ResponseBodyLimit, _ piece: (Piece, _ received: Int64) async throws -> Bool
     ) async throws -> Int64 {
         var limit = limit
         let inflater = Inflater(contentEncoding: contentEncoding)
@@ -65,23 +98,25 @@ struct Exchange: Sendable {
         var started = false
         do {
             for try await buffer in response.body {
-                var decoded = Data()
+                let decoded: Piece
                 if let inflater {
+                    var data = Data()
                     try buffer.withUnsafeReadableBytes { bytes in
                         try inflater.decode(bytes) { part in
                             received += Int64(part.count)
                             if let crossed = limit.crossed(by: received, head: head) {
                                 throw CourierError.limitExceeded(crossed)
                             }
-                            decoded.append(part)
+                            data.append(part)
                         }
                     }
+                    decoded = .decoded(data)
                 } else {
-                    decoded = buffer.withUnsafeReadableBytes { Data($0) }
-                    received += Int64(decoded.count)
+                    received += Int64(buffer.readableBytes)
                     if let crossed = limit.crossed(by: received, head: head) {
                         throw CourierError.limitExceeded(crossed)
                     }
+                    decoded = .wire(buffer)
                 }
                 if !started, received > 0 {
                     started = true
@@ -100,20 +135,32 @@ struct Exchange: Sendable {
         return received
     }
 
-    /// The whole body in memory.
+    /// The whole body in memory. A body that came in one network chunk (most small ones) is
+    /// copied once, at the end, straight from AsyncHTTPClient's buffer; a longer one is gathered
+    /// in `Data` reserved for its announced length.
     func collect() async throws -> Response {
         let limit = ResponseBodyLimit(for: transfer)
         if let crossed = limit.announcedCrossing(head) { throw CourierError.limitExceeded(crossed) }
         var data = Data()
-        // At most the default limit's worth: with a limit raised (or `.max`), an announced size is
-        // the server's word, and reserving 2^62 bytes traps.
-        if let expectedLength, expectedLength > 0 {
-            data.reserveCapacity(Int(min(expectedLength, Limits.defaultMaxResponseBytes)))
-        }
+        var single: ByteBuffer?
         let received = try await read(limit: limit) { piece, _ in
-            data.append(piece)
+            if case .wire(let buffer) = piece, single == nil, data.isEmpty {
+                single = buffer
+                return true
+            }
+            if let first = single {
+                // At most the default limit's worth: with a limit raised (or `.max`), an
+                // announced size is the server's word, and reserving 2^62 bytes traps.
+                if let expectedLength, expectedLength > 0 {
+                    data.reserveCapacity(Int(min(expectedLength, Limits.defaultMaxResponseBytes)))
+                }
+                Piece.wire(first).append(to: &data)
+                single = nil
+            }
+            piece.append(to: &data)
             return true
         }
+        if let single { data = Piece.wire(single).data }
         return response(data: data, received: received)
     }
 
@@ -125,7 +172,7 @@ struct Exchange: Sendable {
         let file = try await DestinationFile.create(url)
         do {
             let received = try await read(limit: limit) { piece, _ in
-                if !piece.isEmpty { try await file.write(piece) }
+                if !piece.isEmpty { try await file.write(piece.data) }
                 return true
             }
             return response(data: Data(), fileURL: url, received: received)
@@ -143,7 +190,7 @@ struct Exchange: Sendable {
         let pump = Task {
             do {
                 _ = try await read(limit: ResponseBodyLimit(streaming: transfer.limits)) { piece, _ in
-                    piece.isEmpty || writer.write(piece)
+                    piece.isEmpty || writer.write(piece.data)
                 }
                 writer.finish()
             } catch {

@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import Courier
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@testable import CourierAsyncHTTPClient
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A body read into memory (issue 29: a body of one network chunk is kept in AsyncHTTPClient's
+/// buffer and copied once, a longer one gathered as it arrives): every byte arrives, in order,
+/// whatever the chunks, and progress and limits see each chunk.
+@Suite struct ExchangeTests {
+    /// Chunks handed over one by one, as AsyncHTTPClient hands over a body.
+    struct Chunks: AsyncSequence, Sendable {
+        let parts: [[UInt8]]
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var rest: IndexingIterator<[[UInt8]]>
+            mutating func next() async -> ByteBuffer? { rest.next().map { ByteBuffer(bytes: $0) } }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(rest: parts.makeIterator()) }
+    }
+
+    /// The body collected from these chunks, with the progress reported.
+    func collect(
+        _ parts: [[UInt8]], contentLength: Int? = nil, limits: Limits = .default
+    ) async throws -> (Data, [TransferProgress]) {
+        let url = try #require(URL(string: "http://127.0.0.1/body"))
+        var headers = HTTPHeaders()
+        if let contentLength { headers.add(name: "Content-Length", value: "\(contentLength)") }
+        let response = HTTPClientResponse(status: .ok, headers: headers, body: .stream(Chunks(parts: parts)))
+        let (events, reports) = AsyncStream<TransferProgress>.makeStream()
+        let transfer = Transfer(
+            request: URLRequest(url: url), progress: { event in reports.yield(event) }, limits: limits)
+        let head = try AsyncHTTPClientTransport.head(of: response, request: transfer.request)
+        let exchange = Exchange(
+            transfer: transfer, response: response, head: head, redirects: 0, responseStart: nil, bytesSent: 0)
+        let answer: Response
+        do {
+            answer = try await exchange.collect()
+        } catch {
+            reports.finish()
+            throw error
+        }
+        reports.finish()
+        #expect(answer.transferMetrics?.bytesReceived == Int64(answer.data.count))
+        var reported: [TransferProgress] = []
+        for await event in events { reported.append(event) }
+        return (answer.data, reported)
+    }
+
+    static func bytes(_ count: Int, from start: Int = 0) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: ($0 + start) &* 31 &+ 7) }
+    }
+
+    @Test func aBodyOfOneChunkOfExactlyItsLengthArrivesWhole() async throws {
+        let body = Self.bytes(59)
+        let (data, events) = try await collect([body], contentLength: body.count)
+        #expect(data == Data(body))
+        #expect(events == [.responseStarted(expectedLength: 59), .received(bytes: 59)])
+    }
+
+    @Test func aBodyOfManyChunksArrivesWholeAndInOrder() async throws {
+        let parts = [
+            Self.bytes(1), [], Self.bytes(4096, from: 1), Self.bytes(3, from: 4097), Self.bytes(70_000, from: 4100),
+        ]
+        let whole = parts.flatMap { $0 }
+        for length in [whole.count, nil] {
+            let (data, events) = try await collect(parts, contentLength: length)
+            #expect(data == Data(whole))
+            #expect(
+                events == [
+                    .responseStarted(expectedLength: length.map(Int64.init)), .received(bytes: 1),
+                    .received(bytes: 4097), .received(bytes: 4100), .received(bytes: Int64(whole.count)),
+                ])
+        }
+    }
+
+    @Test func anEmptyFirstChunkIsNotTheBody() async throws {
+        let body = Self.bytes(20)
+        let (data, _) = try await collect([[], body, []])
+        #expect(data == Data(body))
+    }
+
+    @Test func noChunksIsAnEmptyBody() async throws {
+        let (data, events) = try await collect([], contentLength: 0)
+        #expect(data.isEmpty)
+        #expect(events.isEmpty)
+    }
+
+    @Test func aLimitCrossedByALaterChunkIsAnError() async throws {
+        var limits = Limits.default
+        limits.maxResponseBytes = 100
+        await #expect(throws: CourierError.self) {
+            _ = try await collect([Self.bytes(60), Self.bytes(60)], limits: limits)
+        }
+        let (data, _) = try await collect([Self.bytes(60), Self.bytes(40, from: 60)], limits: limits)
+        #expect(data == Data(Self.bytes(100)))
+    }
+
+    @Test func requestHeaderNamesAreMatchedWithoutRegardToCase() {
+        for name in ["Content-Length", "content-length", "CONTENT-LENGTH", "cOnTeNt-LeNgTh"] {
+            #expect(AsyncHTTPClientTransport.isNamed(name, "content-length"))
+        }
+        for name in ["Content-Lengths", "Content-Lengt", "Content_Length", "", "Content-Type"] {
+            #expect(!AsyncHTTPClientTransport.isNamed(name, "content-length"))
+        }
+    }
+}
