@@ -85,6 +85,24 @@ import Testing
         }
     }
 
+    /// Allowed schemes set in any case, through the initializer or the property, allow the
+    /// request's scheme in any case (a set `["HTTPS"]` refused every request).
+    @Test func allowedSchemesSetInAnyCaseAllowTheScheme() throws {
+        var limits = Limits.default
+        limits.allowedSchemes = ["HTTPS", "Http+Unix"]
+        #expect(limits.allowedSchemes == ["https", "http+unix"])
+        limits.allowedSchemes.insert("WSS")
+        #expect(limits.allowedSchemes == ["https", "http+unix", "wss"])
+        for text in ["https://h/", "HTTPS://h/", "hTtP+uNiX://h/x", "wss://h/"] {
+            let url = try #require(URL(string: text))
+            try RequestValidation.validateDestination(url, limits: limits)
+            #expect(limits.allows(url))
+        }
+        #expect(!limits.allows(URL(string: "http://h/")))
+        #expect(
+            Limits(allowedSchemes: ["HTTPS"]).allowedSchemes == limits.allowedSchemes.subtracting(["http+unix", "wss"]))
+    }
+
     /// Header names that differ only by case are one field; names that differ by a bit that is a
     /// case bit only for letters (`@`/`` ` ``, `[`/`{`, `^`/`~`), or by a non-ASCII letter's case,
     /// are different fields. Values, ASCII or not, are kept byte for byte.
