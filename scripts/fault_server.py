@@ -62,6 +62,9 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            short=S: every 206 covers only the next S bytes. Each request is
                            logged under ID
   /resumable-log?id=ID     [{"range", "ifRange", "status", "sent", "query"}] for that ID
+  /header-flood?n=N&c=C    a 200 whose head has N (at most 50,000) fields of distinct short names and
+                           value v (f0: v, f1: v … the numbers in base 36), then C times Set-Cookie: c;
+                           body "ok" (AsyncHTTPClient refuses a head over 80 KiB: N = 8,000 fits)
   /hostile-length?case=K&n=BYTES&gzip=G&method=M
                            a 200 whose Content-Length is hostile, then BYTES bytes of "h" (at most 1 MiB;
                            gzip=1: those bytes gzip-encoded, with Content-Encoding gzip; L is the length sent)
@@ -110,6 +113,17 @@ SSE_PIECES = [
 ]
 # Built once: 64 MiB of zeros compress to ~64 KB.
 BOMB = gzip.compress(b"\0" * (64 << 20), compresslevel=9)
+
+
+
+def base36(value):
+    """value written in base 36 (digits, then lowercase letters)."""
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    text = digits[value % 36]
+    while value >= 36:
+        value //= 36
+        text = digits[value % 36] + text
+    return text
 
 
 class Handler(socketserver.StreamRequestHandler):
@@ -501,6 +515,11 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("200 OK", json.dumps(payload).encode(), [("Content-Type", "application/json")])
         elif path == "/hostile-length":
             self.hostile_length(method)
+        elif path == "/header-flood":
+            count = min(int(self.query.get("n", "0") or 0), 50_000)
+            cookies = min(int(self.query.get("c", "0") or 0), 50_000)
+            fields = [(f"f{base36(index)}", "v") for index in range(count)] + [("Set-Cookie", "c")] * cookies
+            self.answer("200 OK", b"ok", fields)
         elif path == "/resumable":
             self.resumable(headers)
         elif path == "/resumable-log":

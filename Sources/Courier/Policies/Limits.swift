@@ -45,10 +45,14 @@ public struct Limits: Sendable, Hashable {
     /// Redirects followed at most, whoever follows them. Default: ``defaultMaxRedirects`` (20).
     /// More fails with `URLError(.httpTooManyRedirects)`.
     public var maxRedirects: Int
-    /// The URL schemes requests may use, on the first request and on every redirect hop, in lower
-    /// case. Default: ``defaultAllowedSchemes`` (`http`, `https`). Any other scheme fails with
-    /// ``CourierError/schemeNotAllowed(_:)`` and nothing is sent.
-    public var allowedSchemes: Set<String>
+    /// The URL schemes requests may use, on the first request and on every redirect hop, in any
+    /// case (kept lowercased, as schemes are compared). Default: ``defaultAllowedSchemes`` (`http`,
+    /// `https`). Any other scheme fails with ``CourierError/schemeNotAllowed(_:)`` and nothing is
+    /// sent.
+    public var allowedSchemes: Set<String> {
+        // Lowercased when set, as by the initializer: `["HTTPS"]` set here refused every request.
+        didSet { allowedSchemes = Set(allowedSchemes.map { $0.lowercased() }) }
+    }
     /// Streamed responses (``Provider/stream(_:idleTimeout:totalTimeout:)``): the longest line (``ResponseStream/lines``) or
     /// Server-Sent Event data (``ResponseStream/events``), in bytes. Default:
     /// ``defaultMaxLineBytes`` (1 MiB). Longer fails with ``LimitExceeded/line(limit:)``.
