@@ -42,15 +42,7 @@ import Testing
     }
 
     @Test func theBaseURLCheckAgreesWithFoundationOnHostileURLs() {
-        for text in Self.hostileURLs {
-            guard let url = URL(string: text) else { continue }
-            let scheme = url.scheme ?? ""
-            let http = ["http", "https"].contains(scheme.lowercased())
-            let expected = !scheme.isEmpty && !(http && (url.host ?? "").isEmpty)
-            var accepted = true
-            do { try URLBuilder.validate(url.absoluteString) } catch { accepted = false }
-            #expect(accepted == expected, "\(text): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
-        }
+        for text in Self.hostileURLs { BaseURLCheckTests.expectAgreementWithFoundation(text) }
     }
 
     @Test func theDestinationCheckAgreesWithFoundationOnHostileURLs() {
