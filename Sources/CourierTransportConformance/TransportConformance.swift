@@ -103,9 +103,9 @@ public enum TransportConformance: Sendable {
     }
 
     /// The checks to run over HTTPS, against ``ConformanceServers/tlsFromEnvironment``: all of
-    /// ``checks`` but the ones that need the fault server's malformed answers (a broken response,
-    /// bytes past `Content-Length`, a download cut off by a reset), which only plain HTTP can
-    /// deliver as sent. Bodies, files, progress, streams, cancellation, deadlines, limits,
+    /// ``checks`` but the ones that need the fault server's malformed or hostile answers (broken
+    /// responses, bodies cut short, hostile lengths, bytes past `Content-Length`, a download cut
+    /// off by a reset, a flood of header fields), which only plain HTTP can deliver as sent. Bodies, files, progress, streams, cancellation, deadlines, limits,
     /// decompression and redirects all run over TLS, HTTP/2 where the transport negotiates it.
     /// Then checks of TLS itself (``TLSTestServers``): refused certificates (expired, for another
     /// host, self-signed, unknown authority) are `CourierError.serverTrust`
