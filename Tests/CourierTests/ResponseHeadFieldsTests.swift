@@ -37,6 +37,20 @@ import Testing
         }
     }
 
+    /// `expectedContentLength`: what the server announced, digits only, repeats joined first.
+    @Test func theAnnouncedLengthIsDigitsOrNothing() throws {
+        let cases: [([(String, String)], Int64)] = [
+            ([("Content-Length", "42")], 42), ([("content-length", " 42\t")], 42), ([], -1),
+            ([("Content-Length", "+42")], -1), ([("Content-Length", "42"), ("CONTENT-LENGTH", "42")], -1),
+            ([("Content-Length", "4e1")], -1), ([("Content-Length", "")], -1),
+            ([("Content-Length", "99999999999999999999")], -1),
+        ]
+        for (fields, expected) in cases {
+            #expect(try head(fields).expectedContentLength == expected, "\(fields)")
+            #expect(try head(AnySequence(fields)).expectedContentLength == expected, "\(fields)")
+        }
+    }
+
     @Test func noFieldsGiveAnEmptyHead() throws {
         for head in [try head([]), try head(AnySequence([]))] {
             #expect(head.value(forHTTPHeaderField: "Content-Type") == nil)

@@ -51,7 +51,7 @@ public struct Limits: Sendable, Hashable {
     /// sent.
     public var allowedSchemes: Set<String> {
         // Lowercased when set, as by the initializer: `["HTTPS"]` set here refused every request.
-        didSet { allowedSchemes = Set(allowedSchemes.map { $0.lowercased() }) }
+        didSet { allowedSchemes = Self.lowercased(allowedSchemes) }
     }
     /// Streamed responses (``Provider/stream(_:idleTimeout:totalTimeout:)``): the longest line (``ResponseStream/lines``) or
     /// Server-Sent Event data (``ResponseStream/events``), in bytes. Default:
@@ -98,12 +98,17 @@ public struct Limits: Sendable, Hashable {
         self.maxDownloadBytes = maxDownloadBytes
         self.maxDecompressionRatio = maxDecompressionRatio
         self.maxRedirects = maxRedirects
-        self.allowedSchemes = Set(allowedSchemes.map { $0.lowercased() })
+        self.allowedSchemes = Self.lowercased(allowedSchemes)
         self.maxLineBytes = maxLineBytes
         self.maxStreamBacklogBytes = maxStreamBacklogBytes
         self.maxErrorBodyBytes = maxErrorBodyBytes
         self.allowsBodyInGETAndHEAD = allowsBodyInGETAndHEAD
         self.allowsInsecureRedirects = allowsInsecureRedirects
+    }
+
+    /// Schemes as the checks compare them: lowercased (a URL's scheme is case-insensitive).
+    private static func lowercased(_ schemes: Set<String>) -> Set<String> {
+        Set(schemes.map { $0.lowercased() })
     }
 
     /// The defaults.

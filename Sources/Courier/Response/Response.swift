@@ -190,10 +190,13 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         }
     }
 
-    /// The `Content-Length` header, or -1 when absent, without building the `HTTPURLResponse`.
-    /// (Not `URLResponse.expectedContentLength`, which Apple's URLSession may report as -1 for a
-    /// compressed body.)
-    var expectedContentLength: Int64 {
+    /// The `Content-Length` header, or -1 when it is absent or not a number (ASCII digits, spaces
+    /// and tabs around them allowed), read without building the `HTTPURLResponse`. Repeated
+    /// fields are joined first, so two lengths are not a number. Unlike
+    /// `URLResponse.expectedContentLength`, which Apple's URLSession may report as -1 for a
+    /// compressed body, this is what the server announced: the encoded size when
+    /// `Content-Encoding` is set.
+    public var expectedContentLength: Int64 {
         switch storage.head {
         case .built(let response): ResponseBodyLimit.contentLength(of: response)
         case .lazy(let head): head.expectedContentLength

@@ -42,13 +42,7 @@ final class LazyHTTPResponse: Sendable {
         // transport 3–5 µs a response, most of it in the runtime's generic metadata lookups.
         let fields =
             headerFields.withContiguousStorageIfAvailable(Self.joined)
-            ?? {
-                var fields: [Field] = []
-                fields.reserveCapacity(headerFields.underestimatedCount)
-                var names: [[UInt8]: Int]?
-                for (name, value) in headerFields { Self.add(name, value, to: &fields, names: &names) }
-                return fields
-            }()
+            ?? Array(headerFields).withUnsafeBufferPointer(Self.joined)
         self.fields = fields
         #if !os(Linux)
             eager = Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)

@@ -182,7 +182,8 @@ final class TrafficController: Sendable {
 
     /// Hex digits, `:` and `.`: an IPv6 literal without a zone.
     private static func isHexOrColonOrDot(_ byte: UInt8) -> Bool {
-        let hex = byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f")
+        let lower = ASCII.lowercased(byte)
+        let hex = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f")
         return hex || ASCII.isDigit(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
     }
 

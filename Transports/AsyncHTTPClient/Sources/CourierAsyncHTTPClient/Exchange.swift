@@ -21,6 +21,8 @@ struct Exchange: Sendable {
     /// `URLRequest.httpBody` copies it on Linux, and a file's size is a system call).
     let bytesSent: Int64
     /// The head's `Content-Encoding`, looked up once (a lookup is a case-insensitive scan).
+    /// Both are read from `head`, with the rules every transport shares (repeated fields joined,
+    /// the length digits only), not from AsyncHTTPClient's first field of the name.
     let contentEncoding: String?
     /// `Content-Length`, or -1.
     let contentLength: Int64
@@ -35,8 +37,8 @@ struct Exchange: Sendable {
         self.redirects = redirects
         self.responseStart = responseStart
         self.bytesSent = bytesSent
-        contentEncoding = response.headers.first(name: "Content-Encoding")
-        contentLength = response.headers.first(name: "Content-Length").flatMap { Int64($0) } ?? -1
+        contentEncoding = head.value(forHTTPHeaderField: "Content-Encoding")
+        contentLength = head.expectedContentLength
     }
 
     private func metrics(received: Int64) -> TransferMetrics {

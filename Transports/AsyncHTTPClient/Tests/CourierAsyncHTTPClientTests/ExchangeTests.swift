@@ -29,11 +29,13 @@ import Testing
 
     /// The body collected from these chunks, with the progress reported.
     func collect(
-        _ parts: [[UInt8]], contentLength: Int? = nil, limits: Limits = .default
+        _ parts: [[UInt8]], contentLength: Int? = nil, limits: Limits = .default,
+        headers extra: [(String, String)] = []
     ) async throws -> (Data, [TransferProgress]) {
         let url = try #require(URL(string: "http://127.0.0.1/body"))
         var headers = HTTPHeaders()
         if let contentLength { headers.add(name: "Content-Length", value: "\(contentLength)") }
+        headers.add(contentsOf: extra)
         let response = HTTPClientResponse(status: .ok, headers: headers, body: .stream(Chunks(parts: parts)))
         let (events, reports) = AsyncStream<TransferProgress>.makeStream()
         let transfer = Transfer(
@@ -102,6 +104,18 @@ import Testing
         }
         let (data, _) = try await collect([Self.bytes(60), Self.bytes(40, from: 60)], limits: limits)
         #expect(data == Data(Self.bytes(100)))
+    }
+
+    /// `Content-Length` and `Content-Encoding` are read from the head, by the rules every transport
+    /// shares (digits only; repeated fields joined), not from AsyncHTTPClient's first field of the
+    /// name: a length with a sign, or two lengths, is no length (the body is still read whole).
+    @Test(arguments: [["+10"], ["10", "10"], ["1e1"], [" 10"]])
+    func aLengthThatIsNotDigitsIsNotAnnounced(values: [String]) async throws {
+        let body = Self.bytes(10)
+        let (data, events) = try await collect([body], headers: values.map { ("content-LENGTH", $0) })
+        #expect(data == Data(body))
+        let announced: Int64? = values == [" 10"] ? 10 : nil
+        #expect(events == [.responseStarted(expectedLength: announced), .received(bytes: 10)])
     }
 
     @Test func requestHeaderNamesAreMatchedWithoutRegardToCase() {
