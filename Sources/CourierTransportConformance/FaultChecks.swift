@@ -133,6 +133,26 @@ extension TransportConformance {
                 #expect(response.data.isEmpty, "\(status)")
             }
         },
+        Check("a HEAD, 204 or 304 answer naming a gzip encoding is complete without a body", overTLS: false) {
+            context in
+            // No compressed byte arrives, so none is cut short (AsyncHTTPClientTransport took the
+            // missing body for a truncated one: a 304 revalidating a gzipped entity failed).
+            let head = context.fault(
+                "hostile-length", method: .head,
+                task: .parameters(["case": "cut", "gzip": 1], encoding: .queryString))
+            let answer = try await context.provider().request(head)
+            #expect(answer.statusCode == 200)
+            #expect(answer.data.isEmpty)
+            #expect(answer.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
+            for status in [204, 304] {
+                let target = context.fault(
+                    "hostile-length",
+                    task: .parameters(["case": "cut", "status": status, "gzip": 1], encoding: .queryString))
+                let response = try await context.provider().request(target)
+                #expect(response.statusCode == status)
+                #expect(response.data.isEmpty, "\(status)")
+            }
+        },
         Check("a gzip body cut short of its Content-Length is a network error, never a body", overTLS: false) {
             context in
             // Which one differs: AsyncHTTPClient counts the bytes on the wire and says

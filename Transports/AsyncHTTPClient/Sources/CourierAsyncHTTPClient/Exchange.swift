@@ -130,8 +130,10 @@ struct Exchange: Sendable {
         } catch {
             throw ErrorMapping.normalize(error)
         }
-        // A compressed body that stops before its end is cut short.
-        if let inflater, !inflater.ended, received > 0 || contentLength != 0 {
+        // A compressed body that stops before its end is cut short. One that never started is
+        // none: an answer to `HEAD`, a 204 or a 304 may name the encoding (and the length) of a
+        // body it does not have.
+        if let inflater, inflater.started, !inflater.ended {
             throw URLError(.cannotDecodeContentData)
         }
         return received

@@ -20,6 +20,9 @@ final class Inflater {
     /// in an earlier call.
     private var firstBytes = Data()
     private var producedAny = false
+    /// Whether any compressed byte has arrived: a body that never started (the answer to `HEAD`,
+    /// a 204 or 304 naming an encoding) is empty, not cut short.
+    private(set) var started = false
     private(set) var ended = false
     /// Where pieces are inflated; reused (a piece kept by the caller is copied on the next write).
     /// Made after the encoding is known: a body that is not compressed allocates nothing.
@@ -59,6 +62,7 @@ final class Inflater {
     ///   throws.
     func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
         guard !ended, let base = input.baseAddress, !input.isEmpty else { return }
+        started = true
         if mayRetryRaw {
             if firstBytes.count + input.count > 16 {
                 mayRetryRaw = firstBytes.count < 2
