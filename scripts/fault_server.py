@@ -41,6 +41,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /redirect-chain?n=N      302 to redirect-chain?n=N-1, then /ok at 0
   /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
+  /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
+                           body (Content-Length set, Content-Encoding gzip); tail=zeros appends 512 zero bytes
   /big?n=BYTES             a plain body of BYTES bytes with Content-Length (streamed)
   /big-chunked?n=BYTES     the same, chunked
   /cookie-flood?i=I        50 cookies of 4 KB each, named cI_0 … cI_49
@@ -427,6 +429,12 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("302 Found", b"", [("Location", target)])
         elif path == "/gzip-bomb":
             self.answer("200 OK", BOMB, [("Content-Encoding", "gzip")])
+        elif path == "/gzip-members":
+            count = max(1, min(int(self.query.get("n", "2") or 2), 64))
+            body = b"".join(gzip.compress(f"member {index}\n".encode() * 1000) for index in range(count))
+            if self.query.get("tail") == "zeros":
+                body += bytes(512)
+            self.answer("200 OK", body, [("Content-Encoding", "gzip")])
         elif path == "/gzip-bomb-chunked":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
                       b"Connection: close\r\n\r\n")

@@ -153,6 +153,26 @@ extension TransportConformance {
                 #expect(response.data.isEmpty, "\(status)")
             }
         },
+        Check("a gzip body of several members is decoded whole or refused, never cut to its first member") {
+            context in
+            // RFC 1952 §2.2: a gzip body is a series of members. AsyncHTTPClientTransport decoded
+            // the first and dropped the rest without an error; FoundationNetworking's libcurl
+            // refuses what follows the first member. Either way, no body is silently cut.
+            for tail in ["", "zeros"] {
+                let target = context.fault(
+                    "gzip-members", task: .parameters(["n": 3, "tail": tail], encoding: .queryString))
+                let whole = (0..<3).map { String(repeating: "member \($0)\n", count: 1000) }.joined()
+                do throws(CourierError) {
+                    let response = try await context.provider().request(target)
+                    #expect(response.statusCode == 200)
+                    #expect(
+                        String(decoding: response.data, as: UTF8.self) == whole,
+                        "tail \(tail): \(response.data.count) of \(whole.utf8.count) bytes")
+                } catch {
+                    #expect(urlErrorCode(error) != nil, "tail \(tail): \(error)")
+                }
+            }
+        },
         Check("a gzip body cut short of its Content-Length is a network error, never a body", overTLS: false) {
             context in
             // Which one differs: AsyncHTTPClient counts the bytes on the wire and says

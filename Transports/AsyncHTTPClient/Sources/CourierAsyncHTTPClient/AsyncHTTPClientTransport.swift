@@ -37,6 +37,8 @@ import NIOSSL
 ///   transport makes one more handshake with the server (no request), since AsyncHTTPClient's
 ///   error does not say.
 /// - ``Courier/Response/httpVersion`` says `HTTP/2` or `HTTP/1.1` (`URLSessionTransport` cannot).
+/// - A gzip body of several members (RFC 1952) is decoded whole; on Linux `URLSessionTransport`
+///   fails it (libcurl refuses what follows the first member).
 /// - A slow download waits for the disk without reading from the socket (real backpressure);
 ///   nothing else in the process waits with it.
 /// - A response cut off by the server ends with an error, but the body parts AsyncHTTPClient had

@@ -20,6 +20,14 @@ final class Inflater {
     /// in an earlier call.
     private var firstBytes = Data()
     private var producedAny = false
+    /// `gzip` only: a body is a series of members (RFC 1952 §2.2). After a member's end the
+    /// stream is reset; bytes that start with gzip's magic number (1F 8B) are another member,
+    /// anything else is after the body (padding, garbage) and ignored.
+    private let isGzip: Bool
+    private var betweenMembers = false
+    /// Bytes of the magic number seen since the last member's end (it may arrive split).
+    private var magicSeen = 0
+    private var ignoringRest = false
     /// Whether any compressed byte has arrived: a body that never started (the answer to `HEAD`,
     /// a 204 or 304 naming an encoding) is empty, not cut short.
     private(set) var started = false
@@ -39,6 +47,7 @@ final class Inflater {
         default: return nil
         }
         mayRetryRaw = windowBits == 15
+        isGzip = windowBits != 15
         output = Data(count: Self.pieceSize)
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -56,12 +65,13 @@ final class Inflater {
         stream.deallocate()
     }
 
-    /// Decodes `input`, handing each decoded piece to `piece` in order. Bytes after the end of the
-    /// compressed stream are ignored.
+    /// Decodes `input`, handing each decoded piece to `piece` in order. Every member of a `gzip`
+    /// body is decoded; bytes after the end of the compressed stream that start no member are
+    /// ignored.
     /// - Throws: `URLError(.cannotDecodeContentData)` for a body that is not valid, or what `piece`
     ///   throws.
     func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
-        guard !ended, let base = input.baseAddress, !input.isEmpty else { return }
+        guard !ignoringRest, let base = input.baseAddress, !input.isEmpty else { return }
         started = true
         if mayRetryRaw {
             if firstBytes.count + input.count > 16 {
@@ -76,6 +86,10 @@ final class Inflater {
             stream.pointee.avail_in = 0
         }
         while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 {
+            if betweenMembers, stream.pointee.avail_in > 0, !nextBytesStartAMember() {
+                ignoringRest = true
+                return
+            }
             let (status, produced) = output.withUnsafeMutableBytes { buffer -> (Int32, Int) in
                 stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_out = uInt(buffer.count)
@@ -106,10 +120,33 @@ final class Inflater {
             }
             if status == Z_STREAM_END {
                 ended = true
-                return
+                guard isGzip, inflateReset(stream) == Z_OK else {
+                    ignoringRest = true
+                    return
+                }
+                betweenMembers = true
+                magicSeen = 0
+                if stream.pointee.avail_in == 0 { return }
+                continue
             }
             if status == Z_BUF_ERROR { return }
             if produced < Self.pieceSize, stream.pointee.avail_in == 0 { return }
         }
+    }
+
+    /// After a member's end: whether the input still to decode starts another member. Its first
+    /// byte of the magic number means the body has not ended; both, that the member is zlib's
+    /// to decode (and to refuse if it is corrupt).
+    private func nextBytesStartAMember() -> Bool {
+        guard let next = stream.pointee.next_in else { return false }
+        var index = 0
+        while index < Int(stream.pointee.avail_in), magicSeen < 2 {
+            guard next[index] == (magicSeen == 0 ? 0x1F : 0x8B) else { return false }
+            magicSeen += 1
+            index += 1
+        }
+        ended = false
+        if magicSeen == 2 { betweenMembers = false }
+        return true
     }
 }
