@@ -21,6 +21,11 @@ import Testing
         "http://h/p@th@evil.test/", "http://h?x=@evil.test", "http://h#@evil.test", "http://u@h@evil.test/",
         "http://u:p@[::1]:8080/@x", "HTTP://[::1]/", "hTtP://[::1]:80@h/", "WSS://U@H", "wSs://h:443/", "WSX://h",
         "http://Ab@Cd@Ef/", "ftp://u@H/", "FTP://H/",
+        // Empty hosts with a port, an empty IP literal, a zone, an empty port, ports past 65,535 or
+        // zero-led past five digits, a trailing dot, percent-encoded hosts and user info.
+        "http://:80/", "HTTP://u@:8080/x", "http://[]/", "http://[::1]:/", "http://[FE80::1%25eth0]:8080/",
+        "http://[::FFFF:127.0.0.1]/", "HTTP://h:99999/", "http://h:000080/", "https://h:65536/", "http://h.:80/",
+        "http://%68ost/", "http://h%2F@x/",
     ]
 
     @Test func theHostKeyAgreesWithFoundationOnHostileURLs() {
