@@ -125,6 +125,9 @@ final class Inflater {
         }
         while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 {
             if betweenMembers, stream.pointee.avail_in > 0, !nextBytesStartAMember() {
+                // The body ended with the last member (a first byte of the magic number that
+                // came alone is no member after all).
+                ended = true
                 ignoringRest = true
                 return
             }
