@@ -38,7 +38,9 @@ import NIOSSL
 ///   error does not say.
 /// - ``Courier/Response/httpVersion`` says `HTTP/2` or `HTTP/1.1` (`URLSessionTransport` cannot).
 /// - A gzip body of several members (RFC 1952) is decoded whole; on Linux `URLSessionTransport`
-///   fails it (libcurl refuses what follows the first member).
+///   fails it (libcurl refuses what follows the first member). A body encoded twice
+///   (`Content-Encoding: gzip, gzip`) fails with `URLError(.cannotDecodeContentData)`; libcurl
+///   decodes it.
 /// - A slow download waits for the disk without reading from the socket (real backpressure);
 ///   nothing else in the process waits with it.
 /// - A response cut off by the server ends with an error, but the body parts AsyncHTTPClient had

@@ -133,7 +133,7 @@ struct Exchange: Sendable {
         // A compressed body that stops before its end is cut short. One that never started is
         // none: an answer to `HEAD`, a 204 or a 304 may name the encoding (and the length) of a
         // body it does not have.
-        if let inflater, inflater.started, !inflater.finished {
+        if let inflater, inflater.started, !inflater.ended {
             throw URLError(.cannotDecodeContentData)
         }
         return received

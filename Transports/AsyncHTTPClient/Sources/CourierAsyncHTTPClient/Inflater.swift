@@ -36,19 +36,19 @@ final class Inflater {
     /// Made after the encoding is known: a body that is not compressed allocates nothing.
     private var output: Data
 
-    /// The most codings a `Content-Encoding` list may stack (libcurl's limit too); more is
-    /// handed over as it came, as an unknown coding is.
-    static let maxCodings = 5
-
-    /// What decodes this stage's output, for a body encoded more than once (`gzip, gzip`).
-    private let inner: Inflater?
+    /// A body encoded more than once (`gzip, gzip`): refused at its first byte. Undoing each
+    /// coding in turn would gather, from one network read, what every stage makes of it: each
+    /// stage multiplies by up to ~1,000, so a few kilobytes encoded twice are gigabytes in memory
+    /// before a limit is counted.
+    private let refusesStacked: Bool
 
     /// An inflater for a body with this `Content-Encoding`, or `nil` when it is not one Courier
     /// decodes (`identity`, absent, or unknown: handed over as it came, as URLSession does).
     /// The value is a list of codings in the order they were applied (RFC 9110 §8.4; repeated
-    /// fields are joined into one): `identity` and empty members change nothing, and each of
-    /// several codings is undone, the last applied first.
-    convenience init?(contentEncoding: String?) {
+    /// fields are joined into one): `identity` and empty members change nothing. A body with more
+    /// than one `gzip` or `deflate` coding fails with `URLError(.cannotDecodeContentData)` once
+    /// a byte of it arrives (an answer without a body is complete).
+    init?(contentEncoding: String?) {
         guard let contentEncoding, !contentEncoding.isEmpty else { return nil }
         var codings: [Int32] = []
         for member in contentEncoding.split(separator: ",", omittingEmptySubsequences: false) {
@@ -59,17 +59,7 @@ final class Inflater {
             default: return nil
             }
         }
-        guard let last = codings.popLast(), codings.count < Self.maxCodings else { return nil }
-        var inner: Inflater?
-        for windowBits in codings {
-            guard let stage = Inflater(windowBits: windowBits, inner: inner) else { return nil }
-            inner = stage
-        }
-        self.init(windowBits: last, inner: inner)
-    }
-
-    /// One stage: `windowBits` 31 for gzip, 15 for deflate (zlib-wrapped, or raw on retry).
-    private init?(windowBits: Int32, inner: Inflater?) {
+        guard let windowBits = codings.last else { return nil }
         // Made before any stored property is set: a failure here leaves nothing for `deinit`.
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -79,16 +69,11 @@ final class Inflater {
             return nil
         }
         self.stream = stream
-        self.inner = inner
+        refusesStacked = codings.count > 1
         mayRetryRaw = windowBits == 15
         isGzip = windowBits != 15
         output = Data(count: Self.pieceSize)
         initialized = true
-    }
-
-    /// Whether the body ended where its encoding says, in every stage.
-    var finished: Bool {
-        ended && (inner?.finished ?? true)
     }
 
     deinit {
@@ -103,14 +88,9 @@ final class Inflater {
     /// - Throws: `URLError(.cannotDecodeContentData)` for a body that is not valid, or what `piece`
     ///   throws.
     func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
-        guard let inner else { return try decodeStage(input, piece) }
-        try decodeStage(input) { part in try part.withUnsafeBytes { try inner.decode($0, piece) } }
-    }
-
-    /// This stage's decoding of `input`.
-    private func decodeStage(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
         guard !ignoringRest, let base = input.baseAddress, !input.isEmpty else { return }
         started = true
+        if refusesStacked { throw URLError(.cannotDecodeContentData) }
         if mayRetryRaw {
             if firstBytes.count + input.count > 16 {
                 mayRetryRaw = firstBytes.count < 2
@@ -147,7 +127,7 @@ final class Inflater {
                 initialized = true
                 let again = firstBytes
                 firstBytes = Data()
-                try again.withUnsafeBytes { try decodeStage($0, piece) }
+                try again.withUnsafeBytes { try decode($0, piece) }
                 return
             }
             guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && produced == 0) else {

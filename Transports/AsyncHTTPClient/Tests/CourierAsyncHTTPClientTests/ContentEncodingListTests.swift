@@ -12,10 +12,10 @@ import Testing
 #endif
 
 /// `Content-Encoding` is a list, in the order the codings were applied (RFC 9110 §8.4), and
-/// repeated fields are one list: `identity` in it changes nothing, and `gzip, gzip` (a body
-/// compressed twice, as a proxy that compresses again sends it) is decoded twice. Anything but a
-/// single `gzip` or `deflate` was handed over still compressed, as if it were the body, without an
-/// error; libcurl (URLSession on Linux) decodes each of these.
+/// repeated fields are one list: `identity` in it changes nothing. Anything but a single `gzip` or
+/// `deflate` was handed over still compressed, as if it were the body, without an error. A body
+/// encoded twice (`gzip, gzip`) is refused rather than undone stage by stage: each stage multiplies
+/// what one network read becomes by up to ~1,000 before a limit is counted.
 @Suite struct ContentEncodingListTests {
     static var text: Data { ExchangeAttackTests.plain }
 
@@ -42,32 +42,34 @@ import Testing
     }
 
     @Test(arguments: [1, 7, 1 << 20])
-    func aBodyCompressedTwiceIsDecodedTwice(slice: Int) async throws {
+    func aBodyEncodedTwiceIsRefused(slice: Int) async throws {
         let twice = try compress(compress(Self.text, windowBits: 31), windowBits: 31)
-        #expect(try await collect(twice, encodings: ["gzip, gzip"], slice: slice) == Self.text)
-        #expect(try await collect(twice, encodings: ["gzip", "x-gzip"], slice: slice) == Self.text)
-        // Applied in order: deflate first, then gzip; decoded the other way round.
         let mixed = try compress(compress(Self.text, windowBits: 15), windowBits: 31)
-        #expect(try await collect(mixed, encodings: ["deflate, gzip"], slice: slice) == Self.text)
-    }
-
-    /// The limits count the bytes the last decoding hands over.
-    @Test func theLimitCountsTheFullyDecodedBytes() async throws {
-        let twice = try compress(compress(Self.text, windowBits: 31), windowBits: 31)
-        var limits = Limits.default
-        limits.maxResponseBytes = Int64(Self.text.count)
-        #expect(try await collect(twice, encodings: ["gzip, gzip"], limits: limits) == Self.text)
-        limits.maxResponseBytes -= 1
-        await #expect(throws: CourierError.self) {
-            _ = try await collect(twice, encodings: ["gzip, gzip"], limits: limits)
+        for (body, encodings) in [
+            (twice, ["gzip, gzip"]), (twice, ["gzip", "x-gzip"]), (mixed, ["deflate, gzip"]),
+            (twice, ["gzip, identity, gzip"]),
+        ] {
+            await #expect(throws: URLError.self, "\(encodings)") {
+                _ = try await collect(body, encodings: encodings, slice: slice)
+            }
         }
     }
 
-    @Test func aBodyCompressedTwiceAndCutShortIsAnError() async throws {
-        let twice = try compress(compress(Self.text, windowBits: 31), windowBits: 31)
-        await #expect(throws: URLError.self) {
-            _ = try await collect(twice.prefix(twice.count - 4), encodings: ["gzip, gzip"])
+    /// A body encoded twice: 64 MiB of zeros, compressed twice. Not one piece is made of it.
+    @Test func aBombEncodedTwiceMakesNothing() throws {
+        let once = try compress(Data(repeating: 0, count: 64 << 20), windowBits: 31)
+        let twice = try compress(once, windowBits: 31)
+        let inflater = try #require(Inflater(contentEncoding: "gzip, gzip"))
+        var made = 0
+        #expect(throws: URLError.self) {
+            try twice.withUnsafeBytes { bytes in try inflater.decode(bytes) { made += $0.count } }
         }
+        #expect(made == 0)
+    }
+
+    /// An answer without a body naming two codings is complete, as one naming a single coding is.
+    @Test func anEmptyBodyNamingTwoCodingsIsComplete() async throws {
+        #expect(try await collect(Data(), encodings: ["gzip, gzip"]).isEmpty)
     }
 
     /// A coding Courier does not decode anywhere in the list: the body is handed over as it came,
