@@ -26,6 +26,10 @@ extension Provider {
 
         /// What is requested.
         let target: Target
+        /// ``target`` as plugins and transports see it (the wrapped target of a ``MultiTarget``):
+        /// boxed once per call for the call's context and its ``Transfer`` (issue 29: one
+        /// existential box, not one for each, for a target too large to be stored inline).
+        let pluginTarget: any TargetType
         let mode: Mode
         /// Headers the call itself adds before plugins' `prepare` (an event source's
         /// `Last-Event-ID`); empty for every other call.
@@ -48,6 +52,7 @@ extension Provider {
             callTimeout: Duration?, retryPolicy: RetryPolicy, deduplication: Deduplication, errorBody: ErrorBody?
         ) {
             self.target = target
+            self.pluginTarget = target.pluginTarget
             self.mode = mode
             self.headers = headers
             self.limits = limits

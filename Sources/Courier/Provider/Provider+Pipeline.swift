@@ -34,9 +34,7 @@ extension Provider {
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
     private nonisolated func performStages(_ plan: CallPlan) async -> Result<CallAnswer, CourierError> {
-        let target = plan.target
-        var call = CallRecord(
-            id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
+        var call = CallRecord(id: requestIDs.next(), target: plan.pluginTarget, start: elapsed())
         defer { RequestCompressor.remove(call.compressedBody) }  // compressed uploads
         let endpoint: Endpoint
         let request: URLRequest
