@@ -441,6 +441,15 @@ extension Provider {
                         request, task: endpoint.task, plan: plan, over: transport, download: nil, isSample: false)
                     break
                 }
+                // No HTTP cache (the default): straight to the transport, with no closure and no
+                // frame of the cache's (issue 29). Traffic control, if any, admitted this exchange
+                // already (`exchange`): only the cache admits what it sends itself.
+                guard let cache else {
+                    response = try await transfer(
+                        request, task: endpoint.task, plan: plan, over: transport, download: download,
+                        isSample: false)
+                    break
+                }
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
                 let bypass = download != nil
                 // Traffic control (27): behind the cache, only what it sends takes a slot.
