@@ -232,7 +232,10 @@ extension Provider {
         // Nothing ran since an attempt ended (no plugins): its reading is the end.
         call.metrics.total = (justAttempted && plugins.isEmpty ? call.last : elapsed()) - call.start
         let metrics = call.metrics
-        result = result.map { $0.replacingHead($0.head.with(metrics)) }.mapError { $0.with(metrics) }
+        switch result {
+        case .success(let answer): result = .success(answer.replacingHead(answer.head.with(metrics)))
+        case .failure(let error): result = .failure(error.with(metrics))
+        }
         if case .success(.streamed(let streamed)) = result, !plugins.isEmpty {
             // A streamed response: the call ends with its body, and `didFinish` runs then, awaited
             // by the reader that meets the end (see BodyBuffer.onEnd).
