@@ -44,14 +44,24 @@ import Testing
     ])
     func theDestinationCheckAgreesWithFoundation(text: String) throws {
         guard let url = URL(string: text) else { return }
-        let limits = Limits(allowedSchemes: ["http", "https", "ftp", "unix", "httpx", "mailto"])
-        let scheme = url.scheme?.lowercased()
-        let expected =
-            scheme.map { limits.allowedSchemes.contains($0) && !($0.hasPrefix("http") && (url.host ?? "").isEmpty) }
-            ?? false
-        var accepted = true
-        do { try RequestValidation.validateDestination(url, limits: limits) } catch { accepted = false }
-        #expect(accepted == expected, "\(text): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
+        // Sets of up to four schemes are compared one by one, larger ones looked up (issue 29):
+        // both ways, and the default.
+        let allLimits = [
+            Limits(allowedSchemes: ["http", "https", "ftp", "unix", "httpx", "mailto"]),
+            Limits(allowedSchemes: ["HTTPS", "ftp", "unix"]), Limits(),
+        ]
+        for limits in allLimits {
+            let scheme = url.scheme?.lowercased()
+            let expected =
+                scheme.map {
+                    limits.allowedSchemes.contains($0) && !($0.hasPrefix("http") && (url.host ?? "").isEmpty)
+                } ?? false
+            var accepted = true
+            do { try RequestValidation.validateDestination(url, limits: limits) } catch { accepted = false }
+            #expect(
+                accepted == expected,
+                "\(text), \(limits.allowedSchemes): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
+        }
     }
 
     @Test func aRelativeURLIsCheckedWithItsBase() throws {

@@ -82,6 +82,20 @@ import Testing
         #expect(setup.recorder.statuses == [.network, .hit])
     }
 
+    /// A `MultiTarget`'s calls use the wrapped target's cache policy (the pipeline reads it off
+    /// the target plugins see, issue 29).
+    @Test func aMultiTargetUsesTheWrappedTargetsCachePolicy() async throws {
+        let clock = TestClock()
+        let transport = StubTransport()
+        transport.on({ _ in true }, Origin(headers: ["Cache-Control": "max-age=60"]).answer)
+        let cache = HTTPCache(storage: MemoryCacheStorage(), now: clock.wallClock())
+        let provider = Provider<MultiTarget>(transport: transport, clock: clock, cache: cache)
+        _ = try await provider.request(MultiTarget(Item()))
+        #expect(try await provider.request(MultiTarget(Item())).cacheStatus == .hit)
+        #expect(try await provider.request(MultiTarget(Item(cachePolicy: .networkOnly))).cacheStatus == .network)
+        #expect(transport.requests.count == 2)
+    }
+
     @Test func aStaleResponseIsRevalidatedWithItsETag() async throws {
         let origin = Origin(headers: ["Cache-Control": "max-age=60"], etag: "\"v1\"")
         let setup = Setup(origin.answer)

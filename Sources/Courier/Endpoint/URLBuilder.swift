@@ -208,13 +208,25 @@ enum URLBuilder {
         var start = colon + 1
         guard start + 1 < bytes.count, bytes[start] == slash, bytes[start + 1] == slash else { return false }
         start += 2
+        // One pass over the authority (issue 29: it was three, at about 250 instructions a check,
+        // made up to three times a request): where it ends, its last `@`, and the first `:` after
+        // that (a port's).
         var end = start
-        while end < bytes.count, bytes[end] != slash, bytes[end] != question, bytes[end] != hash { end += 1 }
         var host = start
-        for index in start..<end where bytes[index] == UInt8(ascii: "@") { host = index + 1 }
+        var colon = -1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == slash || byte == question || byte == hash { break }
+            if byte == UInt8(ascii: "@") {
+                host = end + 1
+                colon = -1
+            } else if byte == UInt8(ascii: ":"), colon < 0 {
+                colon = end
+            }
+            end += 1
+        }
         if host < end, bytes[host] == UInt8(ascii: "[") { return end - host > 2 }
-        var hostEnd = host
-        while hostEnd < end, bytes[hostEnd] != UInt8(ascii: ":") { hostEnd += 1 }
+        let hostEnd = colon < 0 ? end : colon
         return hostEnd > host
     }
 

@@ -4,7 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-// The pipeline, in the order one call runs it (every stage takes the call's `CallPlan`):
+// The pipeline, in the order one call runs it (every stage takes the call's `CallPlan`, and those
+// that call the provider's closures its `Target`):
 //
 //   perform        the call's deadline (`callTimeout`) around everything below
 //   performStages  the driver: runs what the `CallStateMachine` says (send, refresh, wait, finish)
@@ -22,26 +23,28 @@ extension Provider {
     /// the stub delay, the transport) end as soon as they honour cancellation. However it happens,
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
-    nonisolated func perform(_ plan: CallPlan) async -> Result<CallAnswer, CourierError> {
-        guard let callTimeout = plan.callTimeout else { return await performStages(plan) }
+    nonisolated func perform(_ plan: CallPlan, target: Target) async -> Result<CallAnswer, CourierError> {
+        guard let callTimeout = plan.callTimeout else { return await performStages(plan, target: target) }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
         // A streamed head that arrives as the deadline passes: its transfer ends here.
-        let stages: @Sendable () async -> Result<CallAnswer, CourierError> = { await self.performStages(plan) }
+        let stages: @Sendable () async -> Result<CallAnswer, CourierError> = {
+            await self.performStages(plan, target: target)
+        }
         return await Deadline.run(within: callTimeout, timer: deadlines, discarded: { $0.discard() }, stages)
     }
 
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
-    private nonisolated func performStages(_ plan: CallPlan) async -> Result<CallAnswer, CourierError> {
-        let target = plan.target
-        var call = CallRecord(
-            id: requestIDs.next(), target: plugins.isEmpty ? target : target.pluginTarget, start: elapsed())
+    private nonisolated func performStages(
+        _ plan: CallPlan, target: Target
+    ) async -> Result<CallAnswer, CourierError> {
+        var call = CallRecord(id: requestIDs.next(), target: plan.pluginTarget, start: elapsed())
         defer { RequestCompressor.remove(call.compressedBody) }  // compressed uploads
         let endpoint: Endpoint
         let request: URLRequest
         do {
-            (endpoint, request) = try await prepare(plan, call: &call)
+            (endpoint, request) = try await prepare(plan, target: target, call: &call)
         } catch {
             return await end(.failure(error), plan: plan, report: error.isCancellation, call: &call)
         }
@@ -61,7 +64,8 @@ extension Provider {
                     continue
                 }
                 action = await self.attempt(
-                    request, endpoint: endpoint, plan: plan, signed: &signed, machine: &machine, call: &call)
+                    request, endpoint: endpoint, plan: plan, target: target, signed: &signed, machine: &machine,
+                    call: &call)
                 attempted = true
             case .refresh:
                 await call.hooks(self) { plugin, context in
@@ -102,18 +106,18 @@ extension Provider {
     /// Target → endpoint → request → plugins' `prepare`, checking for cancellation between stages.
     @inline(__always)
     private nonisolated func prepare(
-        _ plan: CallPlan, call: inout CallRecord
+        _ plan: CallPlan, target: Target, call: inout CallRecord
     ) async throws(CourierError) -> (Endpoint, URLRequest) {
         do {
             try Self.checkCancellation()
-            var endpoint = try await endpointClosure(plan.target)
+            var endpoint = try await endpointClosure(target)
             try Self.checkCancellation()
             var request = try await requestClosure(endpoint)
             // Headers the call itself adds (an event source's `Last-Event-ID`), before plugins.
             for (name, value) in plan.headers { request.setValue(value, forHTTPHeaderField: name) }
             // compressed uploads: once per call, before plugins' `prepare` (a signature covers the
             // bytes sent); every attempt re-sends them.
-            if let compression = plan.target.requestCompression {
+            if let compression = target.requestCompression {
                 let compressed = try await RequestCompressor.prepare(
                     request, endpoint: endpoint, compression: compression)
                 (request, endpoint, call.compressedBody) = (compressed.request, compressed.endpoint, compressed.file)
@@ -137,7 +141,7 @@ extension Provider {
     /// the state machine says next.
     @inline(__always)
     private nonisolated func attempt(
-        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, signed: inout SignedRequest?,
+        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, target: Target, signed: inout SignedRequest?,
         machine: inout CallStateMachine<CallAnswer>, call: inout CallRecord
     ) async -> CallStateMachine<CallAnswer>.Action {
         var outgoing = request
@@ -159,7 +163,7 @@ extension Provider {
         // The last reading stands in when nothing ran since (no plugins, no signing): one clock
         // read fewer per request.
         let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
-        var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan)
+        var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan, target: target)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -228,7 +232,10 @@ extension Provider {
         // Nothing ran since an attempt ended (no plugins): its reading is the end.
         call.metrics.total = (justAttempted && plugins.isEmpty ? call.last : elapsed()) - call.start
         let metrics = call.metrics
-        result = result.map { $0.replacingHead($0.head.with(metrics)) }.mapError { $0.with(metrics) }
+        switch result {
+        case .success(let answer): result = .success(answer.replacingHead(answer.head.with(metrics)))
+        case .failure(let error): result = .failure(error.with(metrics))
+        }
         if case .success(.streamed(let streamed)) = result, !plugins.isEmpty {
             // A streamed response: the call ends with its body, and `didFinish` runs then, awaited
             // by the reader that meets the end (see BodyBuffer.onEnd).
@@ -254,9 +261,8 @@ extension Provider {
     /// saves a download.
     @inline(__always)
     private nonisolated func send(
-        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan
+        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, target: Target
     ) async -> (Result<CallAnswer, CourierError>, Exchanged) {
-        let target = plan.target
         let deadline = plan.attemptTimeout
         // Asked on every attempt: a stub closure may answer differently from one to the next.
         let behavior = stubClosure(target)
@@ -342,7 +348,7 @@ extension Provider {
             return (Self.validate(result, for: target), exchanged)
         }
         // Durable downloads (27): a target that resumes keeps its partial file between exchanges.
-        let resumption = plan.target.downloadResumption
+        let resumption = target.downloadResumption
         if resumption.isEnabled, behavior == .never {
             let result = await resumingDownload(request, resumption: resumption, limits: plan.limits) {
                 await exchangeWithin($0, download: $1, waits: &exchanged.traffic).map { $0.head }
@@ -443,11 +449,20 @@ extension Provider {
                         request, task: endpoint.task, plan: plan, over: transport, download: nil, isSample: false)
                     break
                 }
+                // No HTTP cache (the default): straight to the transport, with no closure and no
+                // frame of the cache's (issue 29). Traffic control, if any, admitted this exchange
+                // already (`exchange`): only the cache admits what it sends itself.
+                guard let cache else {
+                    response = try await transfer(
+                        request, task: endpoint.task, plan: plan, over: transport, download: download,
+                        isSample: false)
+                    break
+                }
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.
                 let bypass = download != nil
                 // Traffic control (27): behind the cache, only what it sends takes a slot.
                 let admits = cacheSendsItself(behavior: behavior, plan: plan, download: download)
-                let policy = plan.target.cachePolicy
+                let policy = plan.pluginTarget.cachePolicy  // as the target's (a MultiTarget forwards it)
                 let whole = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
                     guard admits else {
                         return try await transfer(

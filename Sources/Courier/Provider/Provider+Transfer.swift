@@ -12,7 +12,7 @@ extension Provider {
     nonisolated func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, plan: CallPlan, over transport: T, download: URL?, isSample: Bool
     ) async throws -> CallAnswer {
-        var transfer = Transfer(request: request, target: plan.target.pluginTarget, limits: plan.limits)
+        var transfer = Transfer(request: request, target: plan.pluginTarget, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
         var temporaryBody: URL?

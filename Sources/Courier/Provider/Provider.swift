@@ -236,7 +236,7 @@ public actor Provider<Target: TargetType> {
     ///   ``CourierError/underlying(_:_:)`` for transport failures, and mapping or encoding errors
     ///   before anything is sent.
     public nonisolated func request(_ target: Target) async throws(CourierError) -> Response {
-        try await perform(plan(target, mode: .buffered)).get().head
+        try await perform(plan(target, mode: .buffered), target: target).get().head
     }
 
     /// Sends the request for `target` and returns as soon as the response head has arrived and
@@ -283,7 +283,7 @@ public actor Provider<Target: TargetType> {
         let plan = plan(target, mode: .stream(idleTimeout: idleTimeout), headers: headers)
         // Issue 31: a stream call answers a stream (CallAnswer.processed keeps it one).
         let streamed: StreamedResponse
-        switch try await perform(plan).get() {
+        switch try await perform(plan, target: target).get() {
         case .streamed(let answer): streamed = answer
         // Not answered by the pipeline (it keeps a stream call's answer streamed); its data would be the body.
         case .whole(let response): streamed = StreamedResponse(head: response, body: ResponseBody(response.data))
@@ -318,7 +318,7 @@ public actor Provider<Target: TargetType> {
             of: ProgressEvent.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(256))
         let reporter = ProgressReporter(continuation)
         let task = Task {
-            switch await perform(plan(target, mode: .progress(reporter))) {
+            switch await perform(plan(target, mode: .progress(reporter)), target: target) {
             case .success(let answer): reporter.finish(with: answer.head)
             case .failure(let error): reporter.fail(error)
             }

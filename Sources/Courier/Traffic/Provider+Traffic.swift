@@ -50,7 +50,7 @@ extension Provider {
     ) async -> Result<CallAnswer, CourierError> {
         guard let trafficControl else { return await exchange() }
         let host = trafficControl.needsHost ? TrafficController.hostKey(of: request.url) : ""
-        let traffic = plan.target.traffic
+        let traffic = plan.pluginTarget.traffic  // as the target's (a MultiTarget forwards it)
         let admission: TrafficController.Admission
         if let now = trafficControl.admitAtOnce(host: host, traffic: traffic) {
             admission = now

@@ -1,6 +1,9 @@
 // Stubbed requests through Courier's whole pipeline (the same target as the StubbedPipeline
-// benchmark), for callgrind: `StubLoop N [decode|traffic]` runs N requests after 200 warm-up
-// requests (`traffic`: with `TrafficPolicy.default`, whose limits are never reached here).
+// benchmark), for callgrind: `StubLoop N [decode|traffic|wire|transport]` runs N requests after 200
+// warm-up requests (`traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
+// `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
+// transport does, head, body and metrics; `transport`: `MemoryTransport.send` alone, no provider,
+// so `wire` minus `transport` is what a provider adds to a transport).
 // scripts/bench-breakdown runs it twice (N and 2N) and subtracts, so start-up and warm-up cancel.
 // Every job runs on the main thread through `InlineExecutor` (the task prefers it): no dispatch
 // worker thread is started, which valgrind 3.19 cannot follow, and hops show up as jobs.
@@ -47,6 +50,24 @@ final class InlineExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
+/// Answers every transfer at once, without suspending, the way a transport reports a response:
+/// the destination checked, the head's fields, the body, and `TransferMetrics` with the response
+/// start read from the transfer's clock.
+struct MemoryTransport: Transport {
+    let body = Data(#"{"id":1,"name":"courier"}"#.utf8)
+    let fields = [("Content-Type", "application/json"), ("Content-Length", "25")]
+
+    func send(_ transfer: Transfer) async throws -> Response {
+        try transfer.checkDestination()
+        let request = transfer.request
+        guard let url = request.url else { throw URLError(.badURL) }
+        let metrics = TransferMetrics(
+            bytesSent: 0, bytesReceived: Int64(body.count), redirects: 0, responseStart: transfer.elapsed?())
+        return Response(
+            statusCode: 200, data: body, request: request, url: url, headerFields: fields, transferMetrics: metrics)
+    }
+}
+
 final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
@@ -59,14 +80,26 @@ enum StubLoop {
         let count = arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000
         let decode = arguments.count > 2 && arguments[2] == "decode"
         let traffic = arguments.count > 2 && arguments[2] == "traffic"
+        let wire = arguments.count > 2 && arguments[2] == "wire"
+        let transportAlone = arguments.count > 2 && arguments[2] == "transport"
         let executor = InlineExecutor()
         let done = Box(false)
         let checksum = Box(0)
         Task(executorPreference: executor) {
+            let transport = MemoryTransport()
             let provider = Provider<Small>(
-                stubClosure: Provider.immediatelyStub, traffic: traffic ? TrafficPolicy.default : nil)
+                stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
+                traffic: traffic ? TrafficPolicy.default : nil)
             let target = Small()
             do {
+                if transportAlone {
+                    let url = URL(string: "https://api.example.com/v1/items/1")!
+                    for _ in 0..<(200 + count) {
+                        checksum.value &+= try await transport.send(URLRequest(url: url)).data.count
+                    }
+                    done.value = true
+                    return
+                }
                 for _ in 0..<200 { checksum.value &+= try await provider.request(target).data.count }
                 for _ in 0..<count {
                     let response = try await provider.request(target)
