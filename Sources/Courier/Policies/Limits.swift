@@ -38,9 +38,15 @@ public struct Limits: Sendable, Hashable {
     /// ``defaultMaxDownloadBytes`` (16 GiB).
     public var maxDownloadBytes: Int64
     /// For a compressed body (`Content-Encoding` other than `identity`) whose compressed size is
-    /// known (`Content-Length`): at most this many decoded bytes per byte on the wire. Bodies that
-    /// decode to 1 MiB or less are always allowed. Default: ``defaultMaxDecompressionRatio`` (200;
-    /// JSON compresses 5–20 times, a decompression bomb 1,000 times).
+    /// announced (`Content-Length`): at most this many decoded bytes per announced byte. Bodies
+    /// that decode to 1 MiB or less are always allowed. Default: ``defaultMaxDecompressionRatio``
+    /// (200; JSON compresses 5–20 times, a decompression bomb 1,000 times).
+    ///
+    /// The ratio is a first, early check, not the bound: a body sent without `Content-Length`
+    /// (chunked), or one whose `Content-Length` overstates it, is held by ``maxResponseBytes`` or
+    /// ``maxDownloadBytes`` alone (a body shorter than its `Content-Length` then fails as cut short,
+    /// and a download's partial file is removed). URLSession on Linux decodes before Courier sees
+    /// the bytes, so the compressed bytes received cannot be counted there.
     public var maxDecompressionRatio: Int64
     /// Redirects followed at most, whoever follows them. Default: ``defaultMaxRedirects`` (20).
     /// More fails with `URLError(.httpTooManyRedirects)`.
