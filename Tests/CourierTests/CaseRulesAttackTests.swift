@@ -54,14 +54,7 @@ import Testing
         let limits = Limits(allowedSchemes: ["http", "https", "httpx", "http+unix", "HTTPSX", "ftp", "wss"])
         for text in Self.hostileURLs {
             guard let url = URL(string: text) else { continue }
-            let scheme = url.scheme?.lowercased()
-            let expected =
-                scheme.map {
-                    limits.allowedSchemes.contains($0) && !($0.hasPrefix("http") && (url.host ?? "").isEmpty)
-                } ?? false
-            var accepted = true
-            do { try RequestValidation.validateDestination(url, limits: limits) } catch { accepted = false }
-            #expect(accepted == expected, "\(text): scheme \(url.scheme ?? "nil"), host \(url.host ?? "nil")")
+            BaseURLCheckTests.expectDestinationAgreement(url, text, limits: limits)
         }
     }
 
