@@ -57,6 +57,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Not stubbed: the transport path (issue 29), to a transport that answers at once from memory.
+    // The stub path skips some of its stages (the HTTP cache's frame, the transfer, the final
+    // destination check); this holds their allocations too.
+    Benchmark("RequestOverMemoryTransport") { benchmark in
+        let provider = Provider<Small>(stubClosure: Provider.neverStub, transport: MemoryTransport())
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            blackHole(try await provider.request(target))
+        }
+    }
+
     // Traffic control on, no limit reached: what the queue costs a call that never waits
     // (compare with StubbedRequestNoPlugins: one malloc more, the host key; see RESULTS.md, "Where
     // the time goes").
