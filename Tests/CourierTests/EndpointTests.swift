@@ -17,6 +17,26 @@ import Testing
         #expect(data == Data("sample".utf8))
     }
 
+    /// The default endpoint keeps its target, not a closure over it (issue 29: one malloc fewer per
+    /// request); read, replaced and read again, `sampleResponseClosure` says what was set, and the
+    /// copies made before a change keep their own sample.
+    @Test func theSampleClosureReadsAndReplacesTheTargetsSample() throws {
+        var endpoint = try Endpoint(target: TestAPI.create(Item(id: 7, name: "x")))
+        let before = endpoint
+        endpoint.sampleResponseClosure = { .networkResponse(418, Data("teapot".utf8)) }
+        guard case .networkResponse(418, let data) = endpoint.sampleResponseClosure() else {
+            Issue.record("expected the closure set")
+            return
+        }
+        #expect(data == Data("teapot".utf8))
+        guard case .networkResponse(200, let kept) = before.sampleResponseClosure() else {
+            Issue.record("expected the target's sample in the copy made before")
+            return
+        }
+        #expect(kept == Data("sample".utf8))
+        #expect(endpoint == before)  // equality ignores the sample, as documented
+    }
+
     @Test func defaultEndpointFromStructTarget() throws {
         let endpoint = try Endpoint(target: UserResource(id: 3))
         #expect(endpoint.url.absoluteString == "https://users.example.com/users/3")

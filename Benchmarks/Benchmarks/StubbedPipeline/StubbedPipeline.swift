@@ -27,8 +27,8 @@ let benchmarks: @Sendable () -> Void = {
         warmupIterations: 3,
         // One request per iteration measured the harness too: its task and thread hand-offs added
         // 7 to 19 mallocs per iteration, a count that moved by up to 5 between runs of the same build
-        // (a CI run failed on it). Over 1,000 requests they add about 14 to a count of 14,000 (no
-        // plugins; 14 per request, callgrind's count of Courier's own mallocs), the same in every run.
+        // (a CI run failed on it). Over 1,000 requests they add about 12 to a count of 13,000 (no
+        // plugins; 13 per request, callgrind's count of Courier's own mallocs), the same in every run.
         scalingFactor: .kilo,
         maxDuration: .seconds(2),
         maxIterations: 300,

@@ -17,7 +17,33 @@ public struct Endpoint: Sendable {
     /// Header fields. Names are matched without regard to case when headers are added.
     public var headers: [String: String]
     /// Produces the answer used when the request is stubbed. Called only for stubbed requests.
-    public var sampleResponseClosure: @Sendable () -> SampleResponse
+    public var sampleResponseClosure: @Sendable () -> SampleResponse {
+        get {
+            switch sample {
+            case .closure(let closure): closure
+            case .target(let target): { target.sampleResponse }
+            }
+        }
+        set { sample = .closure(newValue) }
+    }
+
+    /// Where the sample response comes from. The default mapping keeps the target itself rather
+    /// than a closure over it (issue 29): the closure's context was a heap allocation for every
+    /// request, stubbed or not, and most requests never ask for a sample.
+    enum Sample: Sendable {
+        case closure(@Sendable () -> SampleResponse)
+        case target(any TargetType)
+
+        /// The sample response, with no closure made for it.
+        func response() -> SampleResponse {
+            switch self {
+            case .closure(let closure): closure()
+            case .target(let target): target.sampleResponse
+            }
+        }
+    }
+
+    var sample: Sample
 
     /// Creates an endpoint.
     /// - Parameters:
@@ -37,7 +63,7 @@ public struct Endpoint: Sendable {
         self.method = method
         self.task = task
         self.headers = headers
-        self.sampleResponseClosure = sampleResponseClosure
+        self.sample = .closure(sampleResponseClosure)
     }
 
     /// Creates the default endpoint for a target: its URL (see ``TargetType/path``), method, task,
@@ -46,13 +72,11 @@ public struct Endpoint: Sendable {
     /// - Throws: ``CourierError/requestMapping(_:)`` when the base URL and path do not make a valid
     ///   URL.
     public init(target: some TargetType) throws(CourierError) {
-        self.init(
-            url: try URLBuilder.url(baseURL: target.baseURL, path: target.path),
-            method: target.method,
-            task: target.task,
-            headers: target.headers,
-            sampleResponseClosure: { target.sampleResponse }
-        )
+        url = try URLBuilder.url(baseURL: target.baseURL, path: target.path)
+        method = target.method
+        task = target.task
+        headers = target.headers
+        sample = .target(target)
     }
 
     /// Returns a copy with `newHeaders` added; where a name is already present (in any case), the

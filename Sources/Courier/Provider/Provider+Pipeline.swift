@@ -492,12 +492,12 @@ extension Provider {
             case .immediate:
                 response = try await transfer(
                     request, task: endpoint.task, plan: plan,
-                    over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: nil, clock: clock),
+                    over: SampleTransport(sample: endpoint.sample, delay: nil, clock: clock),
                     download: download, isSample: true)
             case .delayed(let delay):
                 response = try await transfer(
                     request, task: endpoint.task, plan: plan,
-                    over: SampleTransport(sample: endpoint.sampleResponseClosure, delay: delay, clock: clock),
+                    over: SampleTransport(sample: endpoint.sample, delay: delay, clock: clock),
                     download: download, isSample: true)
             }
             return .success(response)

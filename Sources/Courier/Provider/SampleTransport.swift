@@ -8,7 +8,7 @@ import Foundation
 /// (after `delay` on the provider's clock), and the same transfer path as the network's does the
 /// rest (file bodies, multipart bodies, downloads, progress, limits).
 struct SampleTransport: Transport {
-    let sample: @Sendable () -> SampleResponse
+    let sample: Endpoint.Sample
     let delay: Duration?
     let clock: any Clock<Duration>
 
@@ -19,10 +19,10 @@ struct SampleTransport: Transport {
             do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
         }
         guard case .inRequest = transfer.body else {
-            return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample()) }
+            return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample.response()) }
         }
         let request = transfer.request
-        let response = try SampleTransport.response(for: request, sample: sample())
+        let response = try SampleTransport.response(for: request, sample: sample.response())
         return try transfer.completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
     }
 
@@ -49,7 +49,7 @@ struct SampleTransport: Transport {
     /// A streamed sample hands its head over at once and its chunks on the clock; any other
     /// sample is answered whole (the default path).
     func stream(_ transfer: Transfer) async throws -> StreamedResponse {
-        let sample = sample()
+        let sample = sample.response()
         guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
             return try await streamBuffered(transfer)
         }
