@@ -33,18 +33,20 @@ struct IntegrationCancellationTests {
     }
 
     @Test func cancellingASlowResponseThrowsPromptly() async throws {
-        let latency = try await cancelWhileWaiting(on: "delay/10")
-        // The server would answer 200 after 10 s; the cancellation error shows the cancel ended the
-        // request. Alone this takes well under 1 ms (also under ThreadSanitizer); the bound is only a
-        // sanity check (the request would otherwise end at 10 s with a 200), loose because ~600
-        // tests starting at once under a sanitizer on 2 cores stalled it 15 s in a CI run. The
-        // benchmark measures p50/p99 (scripts/bench).
+        // The server would answer 200 after 60 s (httpbin's `/delay` stops at 10 s, which a CI run
+        // under ThreadSanitizer outlasted: the test's task was held 30 s before it could cancel, and
+        // the request had succeeded). The cancellation error shows the cancel ended the request.
+        let latency = try await cancelWhileWaiting(on: "drip?delay=60&duration=1&numbytes=1")
+        // Alone this takes well under 1 ms (also under ThreadSanitizer); the bound is only a sanity
+        // check (the request would otherwise end at 60 s with a 200), loose because ~600 tests
+        // starting at once under a sanitizer on 2 cores stalled it 15 s in a CI run. The benchmark
+        // measures p50/p99 (scripts/bench).
         #expect(latency < .seconds(30), "cancel took \(latency)")
     }
 
     @Test func cancellingDuringADripBodyThrows() async throws {
-        // Headers come at once, then one byte a second for 5 s: the cancel lands in the body.
-        let latency = try await cancelWhileWaiting(on: "drip?duration=10&numbytes=10&delay=0&code=200")
+        // Headers come at once, then one byte every 6 s for 60 s: the cancel lands in the body.
+        let latency = try await cancelWhileWaiting(on: "drip?duration=60&numbytes=10&delay=0&code=200")
         #expect(latency < .seconds(30), "cancel took \(latency)")
     }
 
