@@ -51,7 +51,10 @@ struct SampleTransport: Transport {
     func stream(_ transfer: Transfer) async throws -> StreamedResponse {
         let sample = sample.response()
         guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
-            return try await streamBuffered(transfer)
+            // Answered with the sample just read: reading it again gave a sample that changes
+            // between reads (a scripted sequence) its next answer, and took two for one attempt.
+            let read = SampleTransport(sample: .closure { sample }, delay: delay, clock: clock)
+            return try await read.streamBuffered(transfer)
         }
         if let delay {
             do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
