@@ -68,4 +68,30 @@ import Testing
         #expect(String(decoding: body, as: UTF8.self) == "closure 1")
         #expect(reads.withLock { $0 } == 1)
     }
+
+    /// A delayed stub reads its sample when the delay is over, in a stream call as in a buffered
+    /// one (a stream call read it before the delay: what changed during the delay was missed).
+    @Test(arguments: [false, true]) func aDelayedStubReadsItsSampleAfterTheDelay(streamed: Bool) async throws {
+        let clock = TestClock()
+        let start = clock.now
+        let provider = Provider<Scripted>(
+            endpointClosure: { target in
+                var endpoint = try Endpoint(target: target)
+                endpoint.sampleResponseClosure = { .networkResponse(clock.now == start ? 299 : 200, Data()) }
+                return endpoint
+            },
+            stubClosure: { _ in .delayed(.seconds(1)) }, clock: clock)
+        let target = Scripted(reads: Locked(0))
+        let call = Task {
+            if streamed {
+                let stream = try await provider.stream(target)
+                for try await _ in stream.chunks {}
+                return stream.head.statusCode
+            }
+            return try await provider.request(target).statusCode
+        }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        #expect(try await call.value == 200)
+    }
 }
