@@ -58,6 +58,21 @@ import Testing
         }
     }
 
+    /// Allowed sets of every size around the cut between comparing one by one (up to four) and
+    /// looking up (five or more), empty included, set in mixed case: the same answer as the set's.
+    @Test func theSchemeCheckAnswersAsTheSetAtEverySizeAroundItsCut() {
+        let pool = ["HTTPS", "http", "Wss", "ftp", "httpx", "h"]
+        let asked = ["https", "http", "wss", "ftp", "httpx", "h", "", "httpsx", "http+unix", "HTTPS", "ht"]
+        for size in 0...pool.count {
+            let limits = Limits(allowedSchemes: Set(pool.prefix(size)))
+            for scheme in asked {
+                #expect(
+                    RequestValidation.isAllowed(scheme, in: limits.allowedSchemes)
+                        == limits.allowedSchemes.contains(scheme), "\(scheme) in \(limits.allowedSchemes)")
+            }
+        }
+    }
+
     /// A scheme that only starts with `http` is not `http`: with the default limits it is refused
     /// as a scheme, in any case, before anything is sent.
     @Test func schemesThatStartWithHTTPAreNotHTTP() throws {

@@ -128,6 +128,24 @@ import Testing
         _ = try await exempt.value
     }
 
+    /// A `MultiTarget` (wrapped once or twice) takes the wrapped target's traffic class, with or
+    /// without an HTTP cache in the way (the pipeline reads it off the call's plugin target).
+    @Test(arguments: [false, true]) func aMultiTargetTakesTheWrappedTargetsTrafficClass(cached: Bool) async throws {
+        let transport = CountingTransport()
+        let provider = Provider<MultiTarget>(
+            transport: transport, traffic: TrafficPolicy(maxRequests: 1), cache: cached ? HTTPCache() : nil)
+        let first = Task { try await provider.request(MultiTarget(Call(name: "first"))) }
+        await transport.gate.waitForRequests(1)
+        let exempt = Task {
+            try await provider.request(MultiTarget(MultiTarget(Call(name: "exempt", traffic: .exempt))))
+        }
+        await transport.gate.waitForRequests(2)
+        #expect(try control(provider).inFlight == 1)
+        transport.gate.release()
+        _ = try await first.value
+        _ = try await exempt.value
+    }
+
     @Test func cancellationStormLeavesNoSlotHeld() async throws {
         let transport = CountingTransport()
         let provider = Provider<Call>(transport: transport, traffic: TrafficPolicy(maxRequests: 2))

@@ -58,8 +58,9 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Not stubbed: the transport path (issue 29), to a transport that answers at once from memory.
-    // The stub path skips some of its stages (the HTTP cache's frame, the transfer, the final
-    // destination check); this holds their allocations too.
+    // The stub path skips some of its stages (the transfer to a real transport, its destination
+    // check); this holds their allocations too. No HTTP cache and no traffic control: their frames
+    // run on neither path here (without a cache the exchange calls the transport directly).
     Benchmark("RequestOverMemoryTransport") { benchmark in
         let provider = Provider<Small>(stubClosure: Provider.neverStub, transport: MemoryTransport())
         benchmark.startMeasurement()

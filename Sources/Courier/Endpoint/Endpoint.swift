@@ -16,7 +16,8 @@ public struct Endpoint: Sendable {
     public var task: HTTPTask
     /// Header fields. Names are matched without regard to case when headers are added.
     public var headers: [String: String]
-    /// Produces the answer used when the request is stubbed. Called only for stubbed requests.
+    /// Produces the answer used when the request is stubbed. Called only for stubbed requests, at most
+    /// once per attempt (for a delayed stub, when the delay is over).
     public var sampleResponseClosure: @Sendable () -> SampleResponse {
         get {
             switch sample {

@@ -47,14 +47,18 @@ struct SampleTransport: Transport {
     }
 
     /// A streamed sample hands its head over at once and its chunks on the clock; any other
-    /// sample is answered whole (the default path).
+    /// sample is answered whole (the default path). The sample is read once, after the delay, as
+    /// in ``send(_:)``.
     func stream(_ transfer: Transfer) async throws -> StreamedResponse {
-        let sample = sample.response()
-        guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
-            return try await streamBuffered(transfer)
-        }
         if let delay {
             do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
+        }
+        let sample = sample.response()
+        guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
+            // Answered with the sample just read: reading it again gave a sample that changes
+            // between reads (a scripted sequence) its next answer, and took two for one attempt.
+            let read = SampleTransport(sample: .closure { sample }, delay: nil, clock: clock)
+            return try await read.streamBuffered(transfer)
         }
         let request = transfer.request
         let httpResponse = request.url.flatMap {
