@@ -176,6 +176,8 @@ struct TransportRulesTests {
     @Test(arguments: [
         (Int64(42), String?.none, Int64?.some(42)), (42, "", 42), (42, "identity", 42), (42, "IDENTITY", 42),
         (42, "gzip", nil), (42, "br", nil), (-1, nil, nil), (-1, "gzip", nil),
+        // Read as a list (ContentCoding.list): identity and empty members name no coding.
+        (42, "identity, identity", 42), (42, " , ", 42), (42, "identity, gzip", nil), (42, "gzip, identity", nil),
     ])
     func theExpectedLengthIgnoresAnEncodedBodysLength(length: Int64, encoding: String?, expected: Int64?) {
         #expect(ResponseBodyLimit.expectedLength(contentLength: length, contentEncoding: encoding) == expected)

@@ -72,21 +72,14 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     /// The body length a transport announces in progress (``TransferProgress``'s expected length):
-    /// `Content-Length`, unless the body is content-encoded (`Content-Encoding` other than
-    /// `identity`), when that length counts the encoded bytes, not the decoded ones handed over.
+    /// `Content-Length`, unless the body is content-encoded (a `Content-Encoding` that names a
+    /// coding other than `identity`: ``ContentCoding/list(_:)`` is not empty), when that length counts the encoded bytes, not the decoded ones handed over.
     /// ``URLSessionTransport`` and `AsyncHTTPClientTransport` both announce it through this.
     /// - Parameters:
     ///   - contentLength: The `Content-Length` header's value, or a negative number when absent.
     ///   - contentEncoding: The `Content-Encoding` header's value, if any.
     public static func expectedLength(contentLength: Int64, contentEncoding: String?) -> Int64? {
-        contentLength >= 0 && !isEncoded(contentEncoding) ? contentLength : nil
-    }
-
-    /// Whether a body with this `Content-Encoding` is encoded (anything but absent, empty or
-    /// `identity`): the one copy of this check, for progress and for the decompression ratio.
-    static func isEncoded(_ contentEncoding: String?) -> Bool {
-        guard let contentEncoding, !contentEncoding.isEmpty else { return false }
-        return contentEncoding.lowercased() != "identity"
+        contentLength >= 0 && !ContentCoding.isEncoded(contentEncoding) ? contentLength : nil
     }
 
     /// The limit crossed by a body of `received` decoded bytes so far, if any.
@@ -120,7 +113,7 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     private static func ratioMaximum(length: Int64, encoding: String?, ratio: Int64) -> Int64? {
-        guard length >= 0, isEncoded(encoding) else { return nil }
+        guard length >= 0, ContentCoding.isEncoded(encoding) else { return nil }
         let (product, overflow) = length.multipliedReportingOverflow(by: max(1, ratio))
         return max(overflow ? Int64.max : product, ratioFloor)
     }

@@ -312,7 +312,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     static func cutShort(_ error: any Error, response: HTTPURLResponse?, received: Int64, method: String?) -> any Error
     {
         guard let urlError = error as? URLError, urlError.code == .unknown, let response,
-            !ResponseBodyLimit.isEncoded(response.value(forHTTPHeaderField: "Content-Encoding")),
+            !ContentCoding.isEncoded(response.value(forHTTPHeaderField: "Content-Encoding")),
             response.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
             response.statusCode >= 200, response.statusCode != 204, response.statusCode != 304,
             method?.uppercased() != "HEAD"

@@ -1,4 +1,5 @@
 import CCourierZlib
+import Courier
 import Foundation
 
 /// Decodes a `gzip` or `deflate` body as it arrives, in pieces of at most ``pieceSize`` bytes, so
@@ -24,14 +25,37 @@ final class Inflater {
     /// stream is reset; bytes that start with gzip's magic number (1F 8B) are another member,
     /// anything else is after the body (padding, garbage) and ignored.
     private let isGzip: Bool
-    private var betweenMembers = false
-    /// Bytes of the magic number seen since the last member's end (it may arrive split).
-    private var magicSeen = 0
-    private var ignoringRest = false
-    /// Whether any compressed byte has arrived: a body that never started (the answer to `HEAD`,
-    /// a 204 or 304 naming an encoding) is empty, not cut short.
-    private(set) var started = false
-    private(set) var ended = false
+
+    /// Where the body is.
+    private enum State {
+        /// No compressed byte has arrived: a body that never starts (the answer to `HEAD`, a 204
+        /// or 304 naming an encoding) is empty, not cut short.
+        case notStarted
+        /// Inside the compressed stream (a `gzip` member).
+        case inMember
+        /// `gzip`: a member has ended; `magicSeen` bytes of the next one's magic number (0 or 1:
+        /// it may arrive split) have been seen. With none seen, the body may end here.
+        case betweenMembers(magicSeen: Int)
+        /// The compressed stream has ended; whatever follows is ignored.
+        case done
+    }
+
+    private var state = State.notStarted
+
+    /// Whether any compressed byte has arrived.
+    var started: Bool {
+        if case .notStarted = state { return false }
+        return true
+    }
+
+    /// Whether the body may end here: its compressed stream (its last `gzip` member) is complete.
+    var ended: Bool {
+        switch state {
+        case .notStarted, .inMember, .betweenMembers(magicSeen: 1...): false
+        case .betweenMembers, .done: true
+        }
+    }
+
     /// Where pieces are inflated; reused (a piece kept by the caller is copied on the next write).
     /// Made after the encoding is known: a body that is not compressed allocates nothing.
     private var output: Data
@@ -44,22 +68,22 @@ final class Inflater {
 
     /// An inflater for a body with this `Content-Encoding`, or `nil` when it is not one Courier
     /// decodes (`identity`, absent, or unknown: handed over as it came, as URLSession does).
-    /// The value is a list of codings in the order they were applied (RFC 9110 §8.4; repeated
-    /// fields are joined into one): `identity` and empty members change nothing. A body with more
+    /// The value is a list of codings in the order they were applied, read by Courier's
+    /// `ContentCoding.list(_:)` (RFC 9110 §8.4; repeated fields are joined into one), which leaves
+    /// `identity` and empty members out; a coding Courier does not decode hands the body over. A body with more
     /// than one `gzip` or `deflate` coding fails with `URLError(.cannotDecodeContentData)` once
     /// a byte of it arrives (an answer without a body is complete).
     init?(contentEncoding: String?) {
-        guard let contentEncoding, !contentEncoding.isEmpty else { return nil }
-        var codings: [Int32] = []
-        for member in contentEncoding.split(separator: ",", omittingEmptySubsequences: false) {
-            switch member.lowercased().filter({ $0 != " " && $0 != "\t" }) {
-            case "", "identity": continue
-            case "gzip", "x-gzip": codings.append(15 + 16)
-            case "deflate": codings.append(15)
-            default: return nil
+        let codings = ContentCoding.list(contentEncoding)
+        var windowBits: Int32 = 0
+        for coding in codings {
+            switch coding {
+            case .gzip: windowBits = 15 + 16
+            case .deflate: windowBits = 15
+            case .other: return nil
             }
         }
-        guard let windowBits = codings.last else { return nil }
+        guard !codings.isEmpty else { return nil }
         // Made before any stored property is set: a failure here leaves nothing for `deinit`.
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -88,8 +112,12 @@ final class Inflater {
     /// - Throws: `URLError(.cannotDecodeContentData)` for a body that is not valid, or what `piece`
     ///   throws.
     func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
-        guard !ignoringRest, let base = input.baseAddress, !input.isEmpty else { return }
-        started = true
+        guard let base = input.baseAddress, !input.isEmpty else { return }
+        switch state {
+        case .done: return
+        case .notStarted: state = .inMember
+        case .inMember, .betweenMembers: break
+        }
         if refusesStacked { throw URLError(.cannotDecodeContentData) }
         if mayRetryRaw {
             if firstBytes.count + input.count > 16 {
@@ -104,11 +132,11 @@ final class Inflater {
             stream.pointee.avail_in = 0
         }
         while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0 {
-            if betweenMembers, stream.pointee.avail_in > 0, !nextBytesStartAMember() {
+            if case .betweenMembers(let magicSeen) = state, stream.pointee.avail_in > 0,
+                !nextBytesStartAMember(magicSeen: magicSeen)
+            {
                 // The body ended with the last member (a first byte of the magic number that
                 // came alone is no member after all).
-                ended = true
-                ignoringRest = true
                 return
             }
             let (status, produced) = output.withUnsafeMutableBytes { buffer -> (Int32, Int) in
@@ -140,13 +168,11 @@ final class Inflater {
                 try piece(output.prefix(produced))
             }
             if status == Z_STREAM_END {
-                ended = true
                 guard isGzip, inflateReset(stream) == Z_OK else {
-                    ignoringRest = true
+                    state = .done
                     return
                 }
-                betweenMembers = true
-                magicSeen = 0
+                state = .betweenMembers(magicSeen: 0)
                 if stream.pointee.avail_in == 0 { return }
                 continue
             }
@@ -155,19 +181,26 @@ final class Inflater {
         }
     }
 
-    /// After a member's end: whether the input still to decode starts another member. Its first
-    /// byte of the magic number means the body has not ended; both, that the member is zlib's
-    /// to decode (and to refuse if it is corrupt).
-    private func nextBytesStartAMember() -> Bool {
-        guard let next = stream.pointee.next_in else { return false }
+    /// After a member's end: whether the input still to decode starts another member, read
+    /// without consuming it (zlib reads the member's header). Its first byte of the magic number
+    /// means the body has not ended; both, that the member is zlib's to decode (and to refuse if
+    /// it is corrupt). Anything else ends the body.
+    private func nextBytesStartAMember(magicSeen: Int) -> Bool {
+        guard let next = stream.pointee.next_in else {
+            state = .done
+            return false
+        }
+        var seen = magicSeen
         var index = 0
-        while index < Int(stream.pointee.avail_in), magicSeen < 2 {
-            guard next[index] == (magicSeen == 0 ? 0x1F : 0x8B) else { return false }
-            magicSeen += 1
+        while index < Int(stream.pointee.avail_in), seen < 2 {
+            guard next[index] == (seen == 0 ? 0x1F : 0x8B) else {
+                state = .done
+                return false
+            }
+            seen += 1
             index += 1
         }
-        ended = false
-        if magicSeen == 2 { betweenMembers = false }
+        state = seen == 2 ? .inMember : .betweenMembers(magicSeen: seen)
         return true
     }
 }

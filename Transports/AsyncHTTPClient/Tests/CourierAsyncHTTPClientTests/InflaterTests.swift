@@ -98,7 +98,7 @@ struct InflaterTests {
     }
 
     @Test func otherEncodingsAreNotDecoded() {
-        for encoding in [nil, "", "identity", "br", "zstd"] as [String?] {
+        for encoding in [nil, "", "identity", "br", "zstd", "g zip", "gzip, br"] as [String?] {
             #expect(Inflater(contentEncoding: encoding) == nil)
         }
     }
