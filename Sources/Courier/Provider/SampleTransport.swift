@@ -18,11 +18,18 @@ struct SampleTransport: Transport {
         if let delay {
             do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
         }
+        return try await answer(transfer, with: sample.response())
+    }
+
+    /// Answers `transfer` with `sample`, read once by the caller: a body already in the request
+    /// without suspending, any other body through the shared buffered path.
+    @inline(__always)
+    private func answer(_ transfer: Transfer, with sample: SampleResponse) async throws -> Response {
         guard case .inRequest = transfer.body else {
-            return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample.response()) }
+            return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample) }
         }
         let request = transfer.request
-        let response = try SampleTransport.response(for: request, sample: sample.response())
+        let response = try SampleTransport.response(for: request, sample: sample)
         return try transfer.completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
     }
 
@@ -57,8 +64,9 @@ struct SampleTransport: Transport {
         guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
             // Answered with the sample just read: reading it again gave a sample that changes
             // between reads (a scripted sequence) its next answer, and took two for one attempt.
-            let read = SampleTransport(sample: .closure { sample }, delay: nil, clock: clock)
-            return try await read.streamBuffered(transfer)
+            var whole = transfer
+            whole.destination = .memory
+            return StreamedResponse(buffered: try await answer(whole, with: sample))
         }
         let request = transfer.request
         let httpResponse = request.url.flatMap {

@@ -121,10 +121,16 @@ extension Transport {
     package func streamBuffered(_ transfer: Transfer) async throws -> StreamedResponse {
         var transfer = transfer
         transfer.destination = .memory
-        let response = try await send(transfer)
+        return StreamedResponse(buffered: try await send(transfer))
+    }
+}
+
+extension StreamedResponse {
+    /// A whole response handed over as a stream: its head, then its body as one chunk.
+    init(buffered response: Response) {
         let head = Response(
             statusCode: response.statusCode, data: Data(), request: response.request, response: response.response,
             transferMetrics: response.transferMetrics)
-        return StreamedResponse(head: head, body: ResponseBody(response.data))
+        self.init(head: head, body: ResponseBody(response.data))
     }
 }
