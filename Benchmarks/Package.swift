@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "Courier", path: ".."),
         .package(name: "CourierAsyncHTTPClient", path: "../Transports/AsyncHTTPClient"),
+        .package(name: "CourierBreakdown", path: "Breakdown"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -21,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "PipelineFixtures", package: "CourierBreakdown"),
                 "BenchmarkSupport",
             ],
             path: "Benchmarks/StubbedPipeline",

@@ -6,18 +6,11 @@ import Benchmark
 import BenchmarkSupport
 import Courier
 import Foundation
+import PipelineFixtures
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-struct Small: TargetType {
-    var headers: [String: String] { [:] }
-    var baseURL: URL { URL(string: "https://api.example.com/v1")! }
-    var path: String { "items/1" }
-    var validation: ValidationType { .successCodes }
-    var sampleData: Data { Data(#"{"id":1,"name":"courier"}"#.utf8) }
-}
 
 let benchmarks: @Sendable () -> Void = {
     // CI checks only the deterministic metric; timing belongs in the full run (scripts/bench).

@@ -1,5 +1,5 @@
-// Stubbed requests through Courier's whole pipeline (the same target as the StubbedPipeline
-// benchmark), for callgrind: `StubLoop N [decode|traffic|wire|transport]` runs N requests after 200
+// Stubbed requests through Courier's whole pipeline (`Small`, the StubbedPipeline benchmark's
+// target), for callgrind: `StubLoop N [decode|traffic|wire|transport]` runs N requests after 200
 // warm-up requests (`traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
 // `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
 // transport does, head, body and metrics; `transport`: `MemoryTransport.send` alone, no provider,
@@ -9,18 +9,11 @@
 // worker thread is started, which valgrind 3.19 cannot follow, and hops show up as jobs.
 import Courier
 import Foundation
+import PipelineFixtures
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-
-struct Small: TargetType {
-    var headers: [String: String] { [:] }
-    var baseURL: URL { URL(string: "https://api.example.com/v1")! }
-    var path: String { "items/1" }
-    var validation: ValidationType { .successCodes }
-    var sampleData: Data { Data(#"{"id":1,"name":"courier"}"#.utf8) }
-}
 
 struct Item: Decodable, Sendable {
     var id: Int
@@ -47,24 +40,6 @@ final class InlineExecutor: TaskExecutor, @unchecked Sendable {
             ran += 1
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
-    }
-}
-
-/// Answers every transfer at once, without suspending, the way a transport reports a response:
-/// the destination checked, the head's fields, the body, and `TransferMetrics` with the response
-/// start read from the transfer's clock.
-struct MemoryTransport: Transport {
-    let body = Data(#"{"id":1,"name":"courier"}"#.utf8)
-    let fields = [("Content-Type", "application/json"), ("Content-Length", "25")]
-
-    func send(_ transfer: Transfer) async throws -> Response {
-        try transfer.checkDestination()
-        let request = transfer.request
-        guard let url = request.url else { throw URLError(.badURL) }
-        let metrics = TransferMetrics(
-            bytesSent: 0, bytesReceived: Int64(body.count), redirects: 0, responseStart: transfer.elapsed?())
-        return Response(
-            statusCode: 200, data: body, request: request, url: url, headerFields: fields, transferMetrics: metrics)
     }
 }
 
