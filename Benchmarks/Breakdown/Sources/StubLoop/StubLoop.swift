@@ -1,6 +1,7 @@
 // Stubbed requests through Courier's whole pipeline (`Small`, the StubbedPipeline benchmark's
-// target), for callgrind: `StubLoop N [decode|traffic|wire|transport]` runs N requests after 200
-// warm-up requests (`traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
+// target), for callgrind: `StubLoop N [decode|rawdecode|traffic|wire|transport]` runs N requests
+// after 200 warm-up requests (`decode`: each body mapped with `Response.map`; `rawdecode`: no
+// request, the sample decoded by a new `JSONDecoder` as an app would without Courier; `traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
 // `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
 // transport does, head, body and metrics; `transport`: `MemoryTransport.send` alone, no provider,
 // so `wire` minus `transport` is what a provider adds to a transport).
@@ -57,6 +58,7 @@ enum StubLoop {
         let traffic = arguments.count > 2 && arguments[2] == "traffic"
         let wire = arguments.count > 2 && arguments[2] == "wire"
         let transportAlone = arguments.count > 2 && arguments[2] == "transport"
+        let decodeAlone = arguments.count > 2 && arguments[2] == "rawdecode"
         let executor = InlineExecutor()
         let done = Box(false)
         let checksum = Box(0)
@@ -67,6 +69,18 @@ enum StubLoop {
                 traffic: traffic ? TrafficPolicy.default : nil)
             let target = Small()
             do {
+                if decodeAlone {
+                    // What an app does with the body without Courier: `decode` minus this is what
+                    // `Response.map` adds to Foundation's decoder; `decode` minus the plain loop
+                    // is what it costs in all.
+                    let body = target.sampleData
+                    for _ in 0..<(200 + count) {
+                        checksum.value &+= try JSONDecoder().decode(Item.self, from: body).id
+                        checksum.value &+= body.count
+                    }
+                    done.value = true
+                    return
+                }
                 if transportAlone {
                     let url = URL(string: "https://api.example.com/v1/items/1")!
                     for _ in 0..<(200 + count) {
