@@ -36,6 +36,7 @@ let package = Package(
                 .product(name: "Courier", package: "Courier"), .product(name: "CourierTesting", package: "Courier"),
                 .product(name: "CourierAsyncHTTPClient", package: "CourierAsyncHTTPClient"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PipelineFixtures", package: "CourierBreakdown"),
                 "BenchmarkSupport", "HeapStatistics",
             ]
         ),
@@ -54,8 +55,14 @@ let package = Package(
         // The HTTP cache: a fresh hit next to a loopback request, a revalidation, and peak memory of
         // a 1 GiB disk cache (run by scripts/bench-cache).
         .executableTarget(name: "CacheBench", dependencies: [.product(name: "Courier", package: "Courier")]),
-        // The plugins and helpers the benchmarks share.
-        .target(name: "BenchmarkSupport", dependencies: [.product(name: "Courier", package: "Courier")]),
+        // Helpers the benchmarks share (the target, transport and plugins: PipelineFixtures).
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "PipelineFixtures", package: "CourierBreakdown"),
+            ]
+        ),
         // The allocator's count of bytes in use (mallinfo2 / malloc_zone_statistics), for LoadCheck.
         .target(name: "HeapStatistics"),
         // Peak memory of 1 GiB uploads, multipart bodies, downloads and streams on both transports

@@ -266,6 +266,63 @@ import Testing
 
     // MARK: - Metrics on the provider's clock
 
+    /// Moves the test clock in every hook, so the plugins' time is known exactly.
+    struct ClockMovingPlugin: Plugin {
+        let clock: TestClock
+        var failsInPrepare = false
+
+        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+            clock.advance(by: .milliseconds(1))
+            if failsInPrepare { throw URLError(.badURL) }
+            return request
+        }
+        func willSend(_ request: URLRequest, context: RequestContext) async { clock.advance(by: .milliseconds(10)) }
+        func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
+            clock.advance(by: .milliseconds(100))
+        }
+        func process(
+            _ result: Result<Response, CourierError>, context: RequestContext
+        ) async -> Result<Response, CourierError> {
+            clock.advance(by: .seconds(1))
+            return result
+        }
+    }
+
+    /// The plugins' hooks are timed per hook, for all plugins together (two clock readings, not two
+    /// per plugin): the sum is still every plugin's time, and nothing else's.
+    @Test func pluginTimeIsEveryHookOfEveryPlugin() async throws {
+        let clock = TestClock()
+        let recorder = ContextRecorder()
+        let movers = [ClockMovingPlugin(clock: clock), ClockMovingPlugin(clock: clock)]
+        let provider = Provider<Call>(
+            stubClosure: Provider.immediatelyStub, plugins: movers + [recorder], clock: clock)
+        let response = try await provider.request(Call(id: 7))
+        let metrics = try #require(response.metrics)
+        #expect(metrics.mapping == .zero)
+        #expect(metrics.plugins == .milliseconds(2 * (1 + 10 + 100 + 1_000)))
+        #expect(metrics.total == .milliseconds(2 * (1 + 10 + 100 + 1_000)))
+        let attempt = try #require(metrics.attempts.first)
+        #expect(attempt.start == .milliseconds(2 * (1 + 10)))
+        #expect(attempt.end == .milliseconds(2 * (1 + 10)))
+        #expect(recorder.finished.withLock { $0.first?.0 } == metrics)
+    }
+
+    /// A `prepare` that throws: the time of the plugins that ran, the failing one's included.
+    @Test func pluginTimeCountsAPrepareThatThrows() async throws {
+        let clock = TestClock()
+        let recorder = ContextRecorder()
+        let plugins: [any Plugin] = [
+            ClockMovingPlugin(clock: clock), ClockMovingPlugin(clock: clock, failsInPrepare: true), recorder,
+        ]
+        let provider = Provider<Call>(stubClosure: Provider.immediatelyStub, plugins: plugins, clock: clock)
+        await #expect(throws: CourierError.self) { try await provider.request(Call(id: 7)) }
+        let metrics = try #require(recorder.finished.withLock { $0.first?.0 })
+        #expect(metrics.attempts.isEmpty)
+        // prepare: 1 + 1 ms (the second throws); no `didReceive` (nothing was sent); process: 1 s each.
+        #expect(metrics.plugins == .milliseconds(2 + 2 * 1_000))
+        #expect(metrics.total == .milliseconds(2 + 2 * 1_000))
+    }
+
     @Test func metricsAreExactOnATestClock() async throws {
         let clock = TestClock()
         let recorder = ContextRecorder()

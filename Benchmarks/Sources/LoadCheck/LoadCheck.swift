@@ -17,6 +17,7 @@ import Courier
 import CourierAsyncHTTPClient
 import CourierTesting
 import Foundation
+import PipelineFixtures
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

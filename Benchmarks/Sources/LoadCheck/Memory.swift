@@ -6,6 +6,7 @@ import BenchmarkSupport
 import Courier
 import Foundation
 import HeapStatistics
+import PipelineFixtures
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -18,13 +18,15 @@ struct CallRecord {
         last = start
     }
 
-    /// Runs `body` for every plugin, in order, and counts the time.
+    /// Runs `body` for every plugin, in order, and counts the time: two clock readings for all
+    /// the plugins, the second kept in ``last``.
     mutating func hooks<Target>(
         _ provider: Provider<Target>, _ body: (any Plugin, RequestContext) async -> Void
     ) async {
         guard !provider.plugins.isEmpty else { return }
         let begun = provider.elapsed()
         for plugin in provider.plugins { await body(plugin, context) }
-        metrics.plugins += provider.elapsed() - begun
+        last = provider.elapsed()
+        metrics.plugins += last - begun
     }
 }

@@ -124,11 +124,20 @@ extension Provider {
             }
             call.last = elapsed()
             call.metrics.mapping = call.last - call.start
-            for plugin in plugins {
-                try Self.checkCancellation()
-                let begun = elapsed()
-                request = try await plugin.prepare(request, context: call.context)
-                call.metrics.plugins += elapsed() - begun
+            if !plugins.isEmpty {
+                // Timed as a whole, from the reading above: two readings for any number of plugins.
+                let begun = call.last
+                do {
+                    for plugin in plugins {
+                        try Self.checkCancellation()
+                        request = try await plugin.prepare(request, context: call.context)
+                    }
+                } catch {
+                    call.metrics.plugins += elapsed() - begun
+                    throw error
+                }
+                call.last = elapsed()
+                call.metrics.plugins += call.last - begun
             }
             try Self.checkCancellation()
             return (endpoint, request)
@@ -160,9 +169,10 @@ extension Provider {
         if !plugins.isEmpty {
             await call.hooks(self) { plugin, context in await plugin.willSend(sent, context: context) }
         }
-        // The last reading stands in when nothing ran since (no plugins, no signing): one clock
-        // read fewer per request.
-        let begun = plugins.isEmpty && authentication == nil && call.context.attempt == 1 ? call.last : elapsed()
+        // The last reading stands in when nothing ran since: `willSend`'s end, or (no plugins, no
+        // signing, the first attempt) the end of the stages before. One clock read fewer per request.
+        let begun =
+            !plugins.isEmpty || (authentication == nil && call.context.attempt == 1) ? call.last : elapsed()
         var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan, target: target)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
@@ -216,21 +226,11 @@ extension Provider {
             result = .failure(errorBody.applied(to: error))
         }
         if !plugins.isEmpty {
-            // Plugins see heads; a stream's body goes on beside them (issue 31).
-            var processed = result.map { $0.head }
-            if report {
-                let received = processed
-                await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
-            }
-            for plugin in plugins {
-                let begun = elapsed()
-                processed = await plugin.process(processed, context: call.context)
-                call.metrics.plugins += elapsed() - begun
-            }
-            result = CallAnswer.processed(processed, from: result, isStream: plan.isStream)
+            result = await processed(result, plan: plan, report: report, call: &call)
         }
-        // Nothing ran since an attempt ended (no plugins): its reading is the end.
-        call.metrics.total = (justAttempted && plugins.isEmpty ? call.last : elapsed()) - call.start
+        // Nothing ran since the last reading (an attempt's end with no plugins, or `process`'s
+        // end): it is the call's end.
+        call.metrics.total = (justAttempted || !plugins.isEmpty ? call.last : elapsed()) - call.start
         let metrics = call.metrics
         switch result {
         case .success(let answer): result = .success(answer.replacingHead(answer.head.with(metrics)))
@@ -254,6 +254,26 @@ extension Provider {
             for plugin in plugins { await plugin.didFinish(finished, metrics: metrics, context: call.context) }
         }
         return result
+    }
+
+    /// `didReceive` (when it has not seen this result) and `process`, for `end` with plugins.
+    /// Kept apart so that `end` stays small enough to be inlined on the path without
+    /// plugins (one async frame fewer per request).
+    private nonisolated func processed(
+        _ result: Result<CallAnswer, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord
+    ) async -> Result<CallAnswer, CourierError> {
+        // Plugins see heads; a stream's body goes on beside them (issue 31).
+        var processed = result.map { $0.head }
+        if report {
+            let received = processed
+            await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
+        }
+        // Timed as a whole: `didReceive`'s end reading starts it when it just ran.
+        let begun = report ? call.last : elapsed()
+        for plugin in plugins { processed = await plugin.process(processed, context: call.context) }
+        call.last = elapsed()
+        call.metrics.plugins += call.last - begun
+        return CallAnswer.processed(processed, from: result, isStream: plan.isStream)
     }
 
     /// Sends through the stub or the transport (shared with identical requests in flight when the

@@ -1,6 +1,6 @@
-// The request every pipeline measurement makes, shared so they all measure the same thing:
-// callgrind's counts (StubLoop, scripts/bench-breakdown) and the malloc thresholds CI holds
-// (Benchmarks' StubbedPipeline).
+// The request every pipeline measurement makes, and the three plugins "three plugins" means, shared
+// so they all measure the same thing: callgrind's counts (StubLoop, scripts/bench-breakdown), the
+// malloc thresholds CI holds (Benchmarks' StubbedPipeline) and LoadCheck's rows.
 import Courier
 import Foundation
 
@@ -39,4 +39,51 @@ public struct MemoryTransport: Transport {
         return Response(
             statusCode: 200, data: body, request: request, url: url, headerFields: fields, transferMetrics: metrics)
     }
+}
+
+/// Three plugins doing what real ones do: sign, observe, pass the result on.
+public func threePlugins() -> [any Plugin] { [SigningPlugin(), ObservingPlugin(), PassThroughPlugin()] }
+
+/// Signs every request, as an access-token plugin does.
+public struct SigningPlugin: Plugin {
+    public init() {}
+    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+        var request = request
+        request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+        return request
+    }
+}
+
+/// Counts what is sent and received, as a metrics plugin does.
+public struct ObservingPlugin: Plugin {
+    public let seen = Counter()
+    public init() {}
+    public func willSend(_ request: URLRequest, context: RequestContext) async { seen.add(1) }
+    public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async { seen.add(1) }
+}
+
+/// Hands the result on unchanged, as a mapping plugin does when it has nothing to change.
+public struct PassThroughPlugin: Plugin {
+    public init() {}
+    public func process(
+        _ result: Result<Response, CourierError>, context: RequestContext
+    ) async -> Result<Response, CourierError> {
+        result
+    }
+}
+
+/// A counter shared between tasks (a benchmark helper, not library code).
+public final class Counter: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value = 0
+    public init() {}
+    /// Adds `amount`; returns the new value.
+    @discardableResult public func add(_ amount: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += amount
+        return value
+    }
+    public var count: Int { add(0) }
 }

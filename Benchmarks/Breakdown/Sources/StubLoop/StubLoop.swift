@@ -1,7 +1,8 @@
 // Stubbed requests through Courier's whole pipeline (`Small`, the StubbedPipeline benchmark's
-// target), for callgrind: `StubLoop N [decode|rawdecode|traffic|wire|transport]` runs N requests
+// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|traffic|wire|transport]` runs N requests
 // after 200 warm-up requests (`decode`: each body mapped with `Response.map`; `rawdecode`: no
-// request, the sample decoded by a new `JSONDecoder` as an app would without Courier; `traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
+// request, the sample decoded by a new `JSONDecoder` as an app would without Courier; `plugins`: with the three plugins of
+// StubbedPipeline's `StubbedRequestThreePlugins`; `traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
 // `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
 // transport does, head, body and metrics; `transport`: `MemoryTransport.send` alone, no provider,
 // so `wire` minus `transport` is what a provider adds to a transport).
@@ -59,6 +60,7 @@ enum StubLoop {
         let wire = arguments.count > 2 && arguments[2] == "wire"
         let transportAlone = arguments.count > 2 && arguments[2] == "transport"
         let decodeAlone = arguments.count > 2 && arguments[2] == "rawdecode"
+        let plugins = arguments.count > 2 && arguments[2] == "plugins"
         let executor = InlineExecutor()
         let done = Box(false)
         let checksum = Box(0)
@@ -66,7 +68,7 @@ enum StubLoop {
             let transport = MemoryTransport()
             let provider = Provider<Small>(
                 stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
-                traffic: traffic ? TrafficPolicy.default : nil)
+                plugins: plugins ? threePlugins() : [], traffic: traffic ? TrafficPolicy.default : nil)
             let target = Small()
             do {
                 if decodeAlone {
