@@ -2,7 +2,8 @@ import Foundation
 
 /// The `Cache-Control` directives the cache acts on (RFC 9111 §5.2), parsed from one header value.
 /// Unknown directives are ignored; a malformed number makes its directive count as absent, except
-/// `max-age`, which then counts as `0` (stale at once), the safe reading. A header with more
+/// `max-age`, which then counts as `0` (stale at once), the safe reading, as a `max-age` repeated
+/// with another value does. A header with more
 /// directives than ``maxDirectives`` is not read past that bound, and counts as `no-store` and
 /// `no-cache`: a directive past the bound (a `no-store` after 64 others) must not be missed.
 struct CacheControl: Sendable, Hashable {
@@ -39,7 +40,12 @@ struct CacheControl: Sendable, Hashable {
             case "must-revalidate", "proxy-revalidate": mustRevalidate = true
             case "private": isPrivate = true
             case "public": isPublic = true
-            case "max-age": maxAge = argument.flatMap(Self.deltaSeconds) ?? 0
+            case "max-age":
+                // Repeated with another value (two fields, or a proxy's added to the origin's):
+                // stale, one of the two readings RFC 9111 §4.2.1 allows, and the safe one (the
+                // last value won, so `max-age=0, max-age=86400` was fresh for a day).
+                let value = argument.flatMap(Self.deltaSeconds) ?? 0
+                maxAge = maxAge.map { $0 == value ? value : 0 } ?? value
             case "s-maxage": sharedMaxAge = argument.flatMap(Self.deltaSeconds)
             case "stale-if-error": staleIfError = argument.flatMap(Self.deltaSeconds)
             case "only-if-cached": onlyIfCached = true
