@@ -10,9 +10,9 @@ import Testing
 /// Lines and events are read from a chunk one line at a time. A chunk was turned into all of its
 /// lines before the first was handed over: a whole body of short lines in one chunk (as a transport
 /// that buffers hands it over, or a stub) cost some fifty times its size in memory (16 MiB of
-/// `a\n`: 1.7 GB peak for `lines`, 2.5 GB for `events`; now the body's own size), and a line over
-/// the limit anywhere in a chunk failed the stream before the lines and events ahead of it in the
-/// same chunk were read: they were lost.
+/// `a\n`: 1.7 GB peak for `lines`, 2.5 GB for `events`; now what reading its chunks takes), and a
+/// line over the limit anywhere in a chunk failed the stream before the lines and events ahead of it
+/// in the same chunk were read: they were lost.
 @Suite struct OneLineAtATimeTests {
     static func stream(_ body: String, maxLineBytes: Int64 = 16) -> ResponseStream {
         let url = URL(string: "https://api.example.com/feed")!
