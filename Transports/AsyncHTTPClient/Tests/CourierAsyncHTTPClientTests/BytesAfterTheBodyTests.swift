@@ -3,7 +3,6 @@ import Courier
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 import Testing
 
 @testable import CourierAsyncHTTPClient
@@ -18,8 +17,9 @@ import Testing
 /// ignored byte, under every limit).
 @Suite struct BytesAfterTheBodyTests {
     /// How many chunks a body handed over.
-    final class Pulls: Sendable {
-        let count = Mutex(0)
+    actor Pulls {
+        var count = 0
+        func add() { count += 1 }
     }
 
     /// `body`, then `tail` again and again (`times` times): what AsyncHTTPClient would hand over
@@ -37,7 +37,7 @@ import Testing
             mutating func next() async -> ByteBuffer? {
                 defer { index += 1 }
                 guard index < sequence.body.count + sequence.times else { return nil }
-                sequence.pulls.count.withLock { $0 += 1 }
+                await sequence.pulls.add()
                 return ByteBuffer(bytes: index < sequence.body.count ? sequence.body[index] : sequence.tail)
             }
         }
@@ -82,7 +82,7 @@ import Testing
             #expect(answer.data == ExchangeAttackTests.plain, "\(encoding) \(tail.count)")
             // The compressed chunks, the chunk that went past the end, and at most one more (a
             // lone 0x1F is not yet past the end).
-            #expect(pulls.count.withLock { $0 } <= parts.count + 2, "\(encoding) \(tail.count)")
+            #expect(await pulls.count <= parts.count + 2, "\(encoding) \(tail.count)")
         }
     }
 
@@ -94,7 +94,7 @@ import Testing
             var data = Data()
             for try await chunk in streamed.body { data.append(chunk) }
             #expect(data == ExchangeAttackTests.plain, "\(encoding) \(tail.count)")
-            #expect(pulls.count.withLock { $0 } <= 3, "\(encoding) \(tail.count)")
+            #expect(await pulls.count <= 3, "\(encoding) \(tail.count)")
         }
     }
 
@@ -105,7 +105,7 @@ import Testing
             let body = PaddedBody(body: [Array(compressed), []], tail: [], times: 0, pulls: pulls)
             let answer = try await exchange(body, encoding: encoding).collect()
             #expect(answer.data == ExchangeAttackTests.plain)
-            #expect(pulls.count.withLock { $0 } == 2)
+            #expect(await pulls.count == 2)
         }
     }
 }
