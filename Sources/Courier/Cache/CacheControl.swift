@@ -3,9 +3,9 @@ import Foundation
 /// The `Cache-Control` directives the cache acts on (RFC 9111 §5.2), parsed from one header value.
 /// Unknown directives are ignored; a malformed number makes its directive count as absent, except
 /// `max-age`, which then counts as `0` (stale at once), the safe reading, as a `max-age` repeated
-/// with another value does. A header with more
-/// directives than ``maxDirectives`` is not read past that bound, and counts as `no-store` and
-/// `no-cache`: a directive past the bound (a `no-store` after 64 others) must not be missed.
+/// with another value does. A header with more directives than ``maxDirectives`` is not read past
+/// that bound, and counts as `no-store` and `no-cache`: a directive past the bound (a `no-store`
+/// after 64 others) must not be missed.
 struct CacheControl: Sendable, Hashable {
     var noStore = false
     var noCache = false
