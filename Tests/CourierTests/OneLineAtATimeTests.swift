@@ -44,6 +44,21 @@ import Testing
         await #expect(throws: CourierError.self) { _ = try await events.next() }
     }
 
+    /// A chunk that is a slice of a larger `Data` (its indices do not start at zero) and a CR at
+    /// its very end, whose LF starts the next chunk.
+    @Test func aSlicedChunkAndACRAtItsEnd() async throws {
+        let whole = Data("skip|one\ntwo\r".utf8)
+        let (body, writer) = ResponseBody.makeStream()
+        writer.write(whole[whole.index(whole.startIndex, offsetBy: 5)...])
+        writer.write(Data("\nthree".utf8))
+        writer.finish()
+        let url = URL(string: "https://api.example.com/feed")!
+        let head = Response(statusCode: 200, data: Data(), request: URLRequest(url: url), response: nil)
+        var lines: [String] = []
+        for try await line in ResponseStream(head: head, body: body, limits: .default).lines { lines.append(line) }
+        #expect(lines == ["one", "two", "three"])
+    }
+
     /// Many lines in one chunk, each handed over in order, with a last line without an ending;
     /// events likewise, the last without its blank line dropped.
     @Test func aChunkOfManyLinesIsReadWhole() async throws {
