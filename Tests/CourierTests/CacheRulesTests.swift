@@ -353,6 +353,19 @@ import Testing
             headers: ["Cache-Control": "max-age=10, stale-if-error=60, must-revalidate"],
             age: 40, allowed: false),
         Stale(name: "nothing allows it", headers: ["Cache-Control": "max-age=10"], age: 40, allowed: false),
+        // Repeated with another value: no stale answer (the last value won).
+        Stale(
+            name: "stale-if-error repeated with another value",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=60, stale-if-error=86400"], age: 40,
+            allowed: false),
+        Stale(
+            name: "stale-if-error repeated with the same value",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=60, stale-if-error=\"60\""], age: 40,
+            allowed: true),
+        Stale(
+            name: "stale-if-error repeated with a malformed value",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=soon, stale-if-error=60"], age: 40,
+            allowed: false),
         Stale(
             name: "stale while offline", headers: ["Cache-Control": "max-age=10"], mode: .staleWhileOffline,
             age: 100_000, allowed: true),

@@ -3,9 +3,10 @@ import Foundation
 /// The `Cache-Control` directives the cache acts on (RFC 9111 §5.2), parsed from one header value.
 /// Unknown directives are ignored; a malformed number makes its directive count as absent, except
 /// `max-age`, which then counts as `0` (stale at once), the safe reading, as a `max-age` repeated
-/// with another value does. A header with more directives than ``maxDirectives`` is not read past
-/// that bound, and counts as `no-store` and `no-cache`: a directive past the bound (a `no-store`
-/// after 64 others) must not be missed.
+/// with another value does (a `stale-if-error` repeated with another value counts as `0`). A header
+/// with more directives than ``maxDirectives`` is not read past that bound, and counts as
+/// `no-store` and `no-cache`: a directive past the bound (a `no-store` after 64 others) must not be
+/// missed.
 struct CacheControl: Sendable, Hashable {
     var noStore = false
     var noCache = false
@@ -23,6 +24,7 @@ struct CacheControl: Sendable, Hashable {
 
     init(_ value: String?) {
         guard let value else { return }
+        var staleIfErrorSeen = false
         let parts = value.split(separator: ",", maxSplits: Self.maxDirectives)
         if parts.count > Self.maxDirectives {
             // Hostile-header fix (issue 26): never store or reuse on the strength of a partial reading.
@@ -47,7 +49,13 @@ struct CacheControl: Sendable, Hashable {
                 let value = argument.flatMap(Self.deltaSeconds) ?? 0
                 maxAge = maxAge.map { $0 == value ? value : 0 } ?? value
             case "s-maxage": sharedMaxAge = argument.flatMap(Self.deltaSeconds)
-            case "stale-if-error": staleIfError = argument.flatMap(Self.deltaSeconds)
+            case "stale-if-error":
+                // Repeated with another value (or a malformed one): `0`, no stale answer, the safe
+                // reading, as for `max-age` (the last value won: `stale-if-error=60,
+                // stale-if-error=86400` served a day-old answer after an error).
+                let value = argument.flatMap(Self.deltaSeconds)
+                staleIfError = staleIfErrorSeen ? (staleIfError == value ? value : 0) : value
+                staleIfErrorSeen = true
             case "only-if-cached": onlyIfCached = true
             default: continue
             }
