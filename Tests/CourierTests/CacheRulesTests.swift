@@ -81,6 +81,20 @@ import Testing
             name: "huge max-age is capped", headers: ["Cache-Control": "max-age=999999999999999999999999"],
             lifetime: 2_147_483_648),
         Freshness(name: "quoted max-age", headers: ["Cache-Control": "max-age=\"30\""], lifetime: 30),
+        // Repeated with another value (two fields joined): stale, whichever comes first (RFC 9111
+        // §4.2.1); the last one won.
+        Freshness(
+            name: "max-age repeated with another value is stale",
+            headers: ["Cache-Control": "max-age=0, max-age=86400"], lifetime: 0),
+        Freshness(
+            name: "max-age repeated, the larger first, is stale",
+            headers: ["Cache-Control": "max-age=86400,max-age=60"], lifetime: 0),
+        Freshness(
+            name: "max-age repeated with a malformed one is stale",
+            headers: ["Cache-Control": "max-age=600, public, max-age=ten"], lifetime: 0),
+        Freshness(
+            name: "max-age repeated with the same value", headers: ["Cache-Control": "max-age=60, MAX-AGE=\"60\""],
+            lifetime: 60),
         Freshness(
             name: "heuristic: 10% of the time since Last-Modified",
             headers: ["Last-Modified": http(t0.addingTimeInterval(-1_000)), "Date": http(t0)], lifetime: 100),
@@ -115,6 +129,19 @@ import Testing
         // A Date in the future makes no negative age; an invalid Age is ignored.
         let future = Self.entry(["Date": Self.http(Self.t0.addingTimeInterval(500)), "Age": "x"])
         #expect(CacheRules.currentAge(future, now: Self.t0.addingTimeInterval(3)) == 3)
+    }
+
+    /// `Age` sent twice (two fields, joined into a list): its first member counts (RFC 9111 §5.1).
+    /// The list was no number and was ignored: a response a day old counted as new, and its
+    /// `max-age` started again.
+    @Test(arguments: [("86400, 86400", 86_400.0), ("86400,5", 86_400), (" 300 , x", 300), ("x, 300", 0), (",300", 0)])
+    func aListOfAgesCountsItsFirstMember(age: String, expected: TimeInterval) {
+        let entry = Self.entry(["Date": Self.http(Self.t0), "Age": age, "Cache-Control": "max-age=3600"])
+        #expect(CacheRules.currentAge(entry, now: Self.t0) == expected)
+        let fresh = expected < 3600
+        let decision = CacheRules.decide(
+            Self.request(), stored: entry, mode: .protocolRules, now: Self.t0, heuristicCap: 86_400)
+        #expect((decision == .answer(entry)) == fresh)
     }
 
     struct Storable: Sendable, CustomTestStringConvertible {
@@ -326,6 +353,19 @@ import Testing
             headers: ["Cache-Control": "max-age=10, stale-if-error=60, must-revalidate"],
             age: 40, allowed: false),
         Stale(name: "nothing allows it", headers: ["Cache-Control": "max-age=10"], age: 40, allowed: false),
+        // Repeated with another value: no stale answer (the last value won).
+        Stale(
+            name: "stale-if-error repeated with another value",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=60, stale-if-error=86400"], age: 40,
+            allowed: false),
+        Stale(
+            name: "stale-if-error repeated with the same value",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=60, stale-if-error=\"60\""], age: 40,
+            allowed: true),
+        Stale(
+            name: "stale-if-error repeated with a malformed value",
+            headers: ["Cache-Control": "max-age=10, stale-if-error=soon, stale-if-error=60"], age: 40,
+            allowed: false),
         Stale(
             name: "stale while offline", headers: ["Cache-Control": "max-age=10"], mode: .staleWhileOffline,
             age: 100_000, allowed: true),

@@ -22,6 +22,19 @@ import Testing
         #expect(ContentCoding.isEncoded(value) == !expected.isEmpty)
     }
 
+    /// Hostile values: a NUL or a control character is part of the name (no coding is made up by
+    /// cutting at it), and a value of 100,000 empty members is read member by member in one pass.
+    @Test func hostileValuesNameNoCodingTheyDoNotSpell() {
+        #expect(ContentCoding.list("gzip\u{0}") == [.other("gzip\u{0}")])
+        #expect(ContentCoding.list("\u{0}gzip, deflate\r") == [.other("\u{0}gzip"), .other("deflate\r")])
+        let commas = String(repeating: ",", count: 100_000)
+        #expect(ContentCoding.list(commas).isEmpty)
+        #expect(!ContentCoding.isEncoded(commas + " \t"))
+        #expect(ContentCoding.list(commas + "GZIP" + commas) == [.gzip])
+        let many = Array(repeating: "x-gzip", count: 20_000).joined(separator: ",")
+        #expect(ContentCoding.list(many) == Array(repeating: .gzip, count: 20_000))
+    }
+
     /// Only A–Z fold: a name with other letters is not taken for a coding Courier decodes.
     @Test func onlyASCIILettersFold() {
         #expect(ContentCoding.list("GZİP") == [.other("gzİp")])

@@ -68,6 +68,38 @@ import Testing
         #expect(transport.requests.count == 1)
     }
 
+    /// A stream has no total limit, only its backlog (``Limits/maxStreamBacklogBytes``): the
+    /// network's stream, a `.stream` sample and `StubTransport` hand over a body larger than
+    /// ``Limits/maxResponseBytes``. A stream call on a whole sample (`.networkResponse`,
+    /// `.response`) failed with `limitExceeded(.responseBody)` instead: the stub refused what the
+    /// network answers.
+    @Test func aStreamCallOnAWholeSampleHasNoTotalLimitAsOnTheNetwork() async throws {
+        struct Whole: TargetType {
+            let sample: SampleResponse
+            var headers: [String: String] { [:] }
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "whole" }
+            var sampleResponse: SampleResponse { sample }
+            var limits: Limits? { Limits(maxResponseBytes: 10) }
+        }
+        let body = Data(repeating: 0x61, count: 100)
+        let url = try #require(URL(string: "https://api.example.com/whole"))
+        let head = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: [:]))
+        for sample in [
+            SampleResponse.networkResponse(200, body), .response(head, body), .stream(chunks: [body]),
+        ] {
+            for behavior in [StubBehavior.immediate, .delayed(.zero)] {
+                let provider = Provider<Whole>(stubClosure: { _ in behavior })
+                let stream = try await provider.stream(Whole(sample: sample))
+                var received = Data()
+                for try await chunk in stream.chunks { received.append(chunk) }
+                #expect(received == body, "\(sample) \(behavior)")
+                // A call that keeps the body in memory still has the limit.
+                await #expect(throws: CourierError.self) { try await provider.request(Whole(sample: sample)) }
+            }
+        }
+    }
+
     @Test(arguments: [
         ServerSentEvent(data: "x"),
         ServerSentEvent(id: "7", event: "update", data: "a\nb\n", retry: .milliseconds(2500)),

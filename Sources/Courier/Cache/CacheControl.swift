@@ -2,9 +2,11 @@ import Foundation
 
 /// The `Cache-Control` directives the cache acts on (RFC 9111 §5.2), parsed from one header value.
 /// Unknown directives are ignored; a malformed number makes its directive count as absent, except
-/// `max-age`, which then counts as `0` (stale at once), the safe reading. A header with more
-/// directives than ``maxDirectives`` is not read past that bound, and counts as `no-store` and
-/// `no-cache`: a directive past the bound (a `no-store` after 64 others) must not be missed.
+/// `max-age`, which then counts as `0` (stale at once), the safe reading, as a `max-age` repeated
+/// with another value does (a `stale-if-error` repeated with another value counts as `0`). A header
+/// with more directives than ``maxDirectives`` is not read past that bound, and counts as
+/// `no-store` and `no-cache`: a directive past the bound (a `no-store` after 64 others) must not be
+/// missed.
 struct CacheControl: Sendable, Hashable {
     var noStore = false
     var noCache = false
@@ -22,6 +24,7 @@ struct CacheControl: Sendable, Hashable {
 
     init(_ value: String?) {
         guard let value else { return }
+        var staleIfErrorSeen = false
         let parts = value.split(separator: ",", maxSplits: Self.maxDirectives)
         if parts.count > Self.maxDirectives {
             // Hostile-header fix (issue 26): never store or reuse on the strength of a partial reading.
@@ -39,9 +42,20 @@ struct CacheControl: Sendable, Hashable {
             case "must-revalidate", "proxy-revalidate": mustRevalidate = true
             case "private": isPrivate = true
             case "public": isPublic = true
-            case "max-age": maxAge = argument.flatMap(Self.deltaSeconds) ?? 0
+            case "max-age":
+                // Repeated with another value (two fields, or a proxy's added to the origin's):
+                // stale, one of the two readings RFC 9111 §4.2.1 allows, and the safe one (the
+                // last value won, so `max-age=0, max-age=86400` was fresh for a day).
+                let value = argument.flatMap(Self.deltaSeconds) ?? 0
+                maxAge = maxAge.map { $0 == value ? value : 0 } ?? value
             case "s-maxage": sharedMaxAge = argument.flatMap(Self.deltaSeconds)
-            case "stale-if-error": staleIfError = argument.flatMap(Self.deltaSeconds)
+            case "stale-if-error":
+                // Repeated with another value (or a malformed one): `0`, no stale answer, the safe
+                // reading, as for `max-age` (the last value won: `stale-if-error=60,
+                // stale-if-error=86400` served a day-old answer after an error).
+                let value = argument.flatMap(Self.deltaSeconds)
+                staleIfError = staleIfErrorSeen ? (staleIfError == value ? value : 0) : value
+                staleIfErrorSeen = true
             case "only-if-cached": onlyIfCached = true
             default: continue
             }

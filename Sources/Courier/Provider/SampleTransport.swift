@@ -64,9 +64,10 @@ struct SampleTransport: Transport {
         guard case .stream(let statusCode, let headers, let chunks, let interval) = sample else {
             // Answered with the sample just read: reading it again gave a sample that changes
             // between reads (a scripted sequence) its next answer, and took two for one attempt.
-            var whole = transfer
-            whole.destination = .memory
-            return StreamedResponse(buffered: try await answer(whole, with: sample))
+            // A stream has no total limit, only its backlog, as on the network: the whole body
+            // is handed over whatever `maxResponseBytes` says (the buffered path applied it).
+            let request = try await transfer.bufferedRequest()
+            return StreamedResponse(buffered: try SampleTransport.response(for: request, sample: sample))
         }
         let request = transfer.request
         let httpResponse = request.url.flatMap {

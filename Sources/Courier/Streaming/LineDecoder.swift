@@ -19,27 +19,36 @@ struct LineDecoder: Sendable {
     /// The lines that `chunk` completes, in order, without their endings.
     mutating func decode(_ chunk: Data) throws(CourierError) -> [[UInt8]] {
         var lines: [[UInt8]] = []
-        var failure: CourierError?
+        var offset = 0
+        while let line = try nextLine(in: chunk, at: &offset) { lines.append(line) }
+        return lines
+    }
+
+    /// The next line that `chunk` completes from `offset` on, without its ending; `offset` moves
+    /// past it. `nil` when the rest of the chunk completes no line (it is kept as the start of
+    /// the next one, and `offset` is the chunk's end). Readers take one line at a time: a chunk
+    /// of many short lines (a whole body handed over at once) is never turned into all of its
+    /// lines at once, which cost some fifty times the chunk's size in memory.
+    mutating func nextLine(in chunk: Data, at offset: inout Int) throws(CourierError) -> [UInt8]? {
+        var line: [UInt8]?
+        var tooLong = false
         chunk.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
-            var start = 0
-            var index = 0
-            if afterCR, !bytes.isEmpty {
+            var index = max(0, offset)
+            if afterCR, index < bytes.count {
                 afterCR = false
-                if bytes[0] == UInt8(ascii: "\n") {
-                    start = 1
-                    index = 1
-                }
+                if bytes[index] == UInt8(ascii: "\n") { index += 1 }
             }
+            let start = index
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                    if !append(bytes, from: start, to: index) {
-                        failure = .limitExceeded(.line(limit: Int64(maxLineBytes)))
+                    guard append(bytes, from: start, to: index) else {
+                        tooLong = true
                         return
                     }
-                    lines.append(pending)
-                    pending.removeAll(keepingCapacity: true)
+                    line = pending
+                    pending = []
                     if byte == UInt8(ascii: "\r") {
                         if index + 1 < bytes.count {
                             if bytes[index + 1] == UInt8(ascii: "\n") { index += 1 }
@@ -47,16 +56,19 @@ struct LineDecoder: Sendable {
                             afterCR = true
                         }
                     }
-                    start = index + 1
+                    offset = index + 1
+                    return
                 }
                 index += 1
             }
-            if !append(bytes, from: start, to: bytes.count) {
-                failure = .limitExceeded(.line(limit: Int64(maxLineBytes)))
+            guard append(bytes, from: start, to: bytes.count) else {
+                tooLong = true
+                return
             }
+            offset = bytes.count
         }
-        if let failure { throw failure }
-        return lines
+        if tooLong { throw .limitExceeded(.line(limit: Int64(maxLineBytes))) }
+        return line
     }
 
     /// The last line, when the bytes ended without a line ending after it.

@@ -167,25 +167,27 @@ public struct ResponseStream: Sendable {
 
             var chunks: ResponseBody.AsyncIterator
             var decoder: LineDecoder
-            var ready: [[UInt8]] = []
-            var index = 0
+            /// The chunk being read, one line at a time, and where in it.
+            var chunk: Data?
+            var offset = 0
             var ended = false
 
             /// The next line; `nil` at the end of the body.
             public mutating func next() async throws(CourierError) -> String? {
                 while true {
-                    if index < ready.count {
-                        defer { index += 1 }
-                        return String(decoding: ready[index], as: UTF8.self)
+                    if let current = chunk {
+                        if let line = try decoder.nextLine(in: current, at: &offset) {
+                            return String(decoding: line, as: UTF8.self)
+                        }
+                        chunk = nil
                     }
                     if ended { return nil }
-                    ready = []
-                    index = 0
-                    if let chunk = try await chunks.next() {
-                        ready = try decoder.decode(chunk)
+                    if let next = try await chunks.next() {
+                        chunk = next
+                        offset = 0
                     } else {
                         ended = true
-                        if let last = decoder.finish() { ready = [last] }
+                        if let last = decoder.finish() { return String(decoding: last, as: UTF8.self) }
                     }
                 }
             }
@@ -216,8 +218,9 @@ public struct ResponseStream: Sendable {
             var chunks: ResponseBody.AsyncIterator
             var lines: LineDecoder
             var parser: ServerSentEventParser
-            var ready: [ServerSentEvent] = []
-            var index = 0
+            /// The chunk being read, one line at a time, and where in it.
+            var chunk: Data?
+            var offset = 0
 
             /// The reconnection time the stream asked for (`retry`), if it did.
             var reconnectionTime: Duration? { parser.reconnectionTime }
@@ -228,16 +231,15 @@ public struct ResponseStream: Sendable {
             /// line is dropped, as EventSource does).
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
                 while true {
-                    if index < ready.count {
-                        defer { index += 1 }
-                        return ready[index]
+                    if let current = chunk {
+                        while let line = try lines.nextLine(in: current, at: &offset) {
+                            if let event = try parser.consume(line) { return event }
+                        }
+                        chunk = nil
                     }
-                    ready = []
-                    index = 0
-                    guard let chunk = try await chunks.next() else { return nil }
-                    for line in try lines.decode(chunk) {
-                        if let event = try parser.consume(line) { ready.append(event) }
-                    }
+                    guard let next = try await chunks.next() else { return nil }
+                    chunk = next
+                    offset = 0
                 }
             }
         }

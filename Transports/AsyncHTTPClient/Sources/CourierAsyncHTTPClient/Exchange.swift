@@ -126,6 +126,9 @@ struct Exchange: Sendable {
                 }
                 guard try await piece(decoded, received) else { return received }
                 if !decoded.isEmpty { transfer.progress?(.received(bytes: received)) }
+                // Bytes after the compressed body are ignored, so they are not read: they decode
+                // to nothing, and a server could send them without end under every limit.
+                if inflater?.isPastTheEnd == true { break }
             }
         } catch {
             throw ErrorMapping.normalize(error)

@@ -38,6 +38,9 @@ final class Inflater {
         case betweenMembers(magicSeen: Int)
         /// The compressed stream has ended; whatever follows is ignored.
         case done
+        /// Bytes that follow the compressed stream have arrived (padding, garbage): ignored, as
+        /// whatever comes after them.
+        case pastTheEnd
     }
 
     private var state = State.notStarted
@@ -52,8 +55,16 @@ final class Inflater {
     var ended: Bool {
         switch state {
         case .notStarted, .inMember, .betweenMembers(magicSeen: 1...): false
-        case .betweenMembers, .done: true
+        case .betweenMembers, .done, .pastTheEnd: true
         }
+    }
+
+    /// Whether bytes that follow the compressed stream have arrived: the body is complete, and
+    /// nothing more of it is worth reading (a server may send such bytes without end, and they
+    /// decode to nothing, so no limit on decoded bytes would stop them).
+    var isPastTheEnd: Bool {
+        if case .pastTheEnd = state { return true }
+        return false
     }
 
     /// Where pieces are inflated; reused (a piece kept by the caller is copied on the next write).
@@ -114,7 +125,9 @@ final class Inflater {
     func decode(_ input: UnsafeRawBufferPointer, _ piece: (Data) throws -> Void) throws {
         guard let base = input.baseAddress, !input.isEmpty else { return }
         switch state {
-        case .done: return
+        case .done, .pastTheEnd:
+            state = .pastTheEnd
+            return
         case .notStarted: state = .inMember
         case .inMember, .betweenMembers: break
         }
@@ -169,7 +182,7 @@ final class Inflater {
             }
             if status == Z_STREAM_END {
                 guard isGzip, inflateReset(stream) == Z_OK else {
-                    state = .done
+                    state = stream.pointee.avail_in > 0 ? .pastTheEnd : .done
                     return
                 }
                 state = .betweenMembers(magicSeen: 0)
@@ -187,14 +200,14 @@ final class Inflater {
     /// it is corrupt). Anything else ends the body.
     private func nextBytesStartAMember(magicSeen: Int) -> Bool {
         guard let next = stream.pointee.next_in else {
-            state = .done
+            state = .pastTheEnd
             return false
         }
         var seen = magicSeen
         var index = 0
         while index < Int(stream.pointee.avail_in), seen < 2 {
             guard next[index] == (seen == 0 ? 0x1F : 0x8B) else {
-                state = .done
+                state = .pastTheEnd
                 return false
             }
             seen += 1

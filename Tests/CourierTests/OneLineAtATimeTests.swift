@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import Courier
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Lines and events are read from a chunk one line at a time. A chunk was turned into all of its
+/// lines before the first was handed over: a whole body of short lines in one chunk (as a transport
+/// that buffers hands it over, or a stub) cost some fifty times its size in memory (16 MiB of
+/// `a\n`: 1.7 GB peak for `lines`, 2.5 GB for `events`; now what reading its chunks takes), and a
+/// line over the limit anywhere in a chunk failed the stream before the lines and events ahead of it
+/// in the same chunk were read: they were lost.
+@Suite struct OneLineAtATimeTests {
+    static func stream(_ body: String, maxLineBytes: Int64 = 16) -> ResponseStream {
+        let url = URL(string: "https://api.example.com/feed")!
+        let head = Response(statusCode: 200, data: Data(), request: URLRequest(url: url), response: nil)
+        return ResponseStream(
+            head: head, body: ResponseBody(Data(body.utf8)), limits: Limits(maxLineBytes: maxLineBytes))
+    }
+
+    static var tooLong: String { String(repeating: "x", count: 100) }
+
+    @Test func theLinesAheadOfALineOverTheLimitArriveBeforeTheError() async throws {
+        var lines = Self.stream("one\r\ntwo\n\n" + Self.tooLong + "\nnever\n").lines.makeAsyncIterator()
+        #expect(try await lines.next() == "one")
+        #expect(try await lines.next() == "two")
+        #expect(try await lines.next() == "")
+        await #expect {
+            _ = try await lines.next()
+        } throws: { error in
+            guard case .limitExceeded(.line(limit: 16)) = error as? CourierError else { return false }
+            return true
+        }
+    }
+
+    @Test func theEventsAheadOfALineOverTheLimitArriveBeforeTheError() async throws {
+        let body = "id: 1\ndata: a\n\ndata: b\n\ndata: " + Self.tooLong + "\n\n"
+        var events = Self.stream(body).events.makeAsyncIterator()
+        #expect(try await events.next() == ServerSentEvent(id: "1", data: "a"))
+        #expect(try await events.next() == ServerSentEvent(id: "1", data: "b"))
+        await #expect(throws: CourierError.self) { _ = try await events.next() }
+    }
+
+    /// A chunk that is a slice of a larger `Data` (its indices do not start at zero) and a CR at
+    /// its very end, whose LF starts the next chunk.
+    @Test func aSlicedChunkAndACRAtItsEnd() async throws {
+        let whole = Data("skip|one\ntwo\r".utf8)
+        let (body, writer) = ResponseBody.makeStream()
+        writer.write(whole[whole.index(whole.startIndex, offsetBy: 5)...])
+        writer.write(Data("\nthree".utf8))
+        writer.finish()
+        let url = URL(string: "https://api.example.com/feed")!
+        let head = Response(statusCode: 200, data: Data(), request: URLRequest(url: url), response: nil)
+        var lines: [String] = []
+        for try await line in ResponseStream(head: head, body: body, limits: .default).lines { lines.append(line) }
+        #expect(lines == ["one", "two", "three"])
+    }
+
+    /// Many lines in one chunk, each handed over in order, with a last line without an ending;
+    /// events likewise, the last without its blank line dropped.
+    @Test func aChunkOfManyLinesIsReadWhole() async throws {
+        let count = 20_000
+        var text = (0..<count).map { "line \($0)" }.joined(separator: "\r\n")
+        var read = 0
+        for try await line in Self.stream(text, maxLineBytes: 64).lines {
+            #expect(line == "line \(read)")
+            read += 1
+        }
+        #expect(read == count)
+        text = (0..<count).map { "data: \($0)\n\n" }.joined() + "data: unfinished\n"
+        read = 0
+        for try await event in Self.stream(text, maxLineBytes: 64).events {
+            #expect(event.data == "\(read)")
+            read += 1
+        }
+        #expect(read == count)
+    }
+}
