@@ -20,6 +20,49 @@ import Testing
         }
     }
 
+    /// A refused stream whose error body arrives slowly.
+    struct RefusedFeed: TargetType {
+        var validation: ValidationType { .successCodes }
+        var headers: [String: String] { [:] }
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "feed" }
+        var sampleResponse: SampleResponse {
+            .stream(statusCode: 503, chunks: [Data("busy".utf8), Data(", try later".utf8)], interval: .seconds(1))
+        }
+    }
+
+    /// Cancelled while the refused status's body is read: the call ends as cancelled, as at every
+    /// other stage. It ended with `.statusCode` and half a body.
+    @Test func aCallCancelledWhileItsErrorBodyIsReadIsCancelled() async throws {
+        let clock = TestClock()
+        let provider = Provider<RefusedFeed>(stubClosure: Provider.immediatelyStub, clock: clock)
+        let call = Task { try await provider.stream(RefusedFeed()) }
+        await clock.waitForSleepers(1)
+        call.cancel()
+        await #expect {
+            _ = try await call.value
+        } throws: { error in
+            (error as? CourierError)?.isCancellation == true
+        }
+    }
+
+    /// Not cancelled: the same call ends with the status and the whole body, on the clock.
+    @Test func aRefusedStreamCarriesItsErrorBody() async throws {
+        let clock = TestClock()
+        let provider = Provider<RefusedFeed>(stubClosure: Provider.immediatelyStub, clock: clock)
+        let call = Task { try await provider.stream(RefusedFeed()) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(1))
+        await #expect {
+            _ = try await call.value
+        } throws: { error in
+            guard case .statusCode(let response) = error as? CourierError else { return false }
+            return response.statusCode == 503 && response.data == Data("busy, try later".utf8)
+        }
+    }
+
     @Test func sampleEventsArriveOnTheProvidersClock() async throws {
         let clock = TestClock()
         let provider = Provider<Feed>(stubClosure: Provider.immediatelyStub, clock: clock)

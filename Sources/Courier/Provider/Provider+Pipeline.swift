@@ -433,6 +433,9 @@ extension Provider {
             data.append(chunk.prefix(Int(limit - Int64(data.count))))
         }
         body.buffer.terminate()
+        // A call cancelled while its error body was read ends as cancelled, as at every other
+        // stage (the read above stops at the cancellation, without saying why).
+        if Task.isCancelled { return .failure(.cancelled) }
         return .failure(
             .statusCode(
                 Response(
