@@ -18,13 +18,7 @@ struct SampleTransport: Transport {
         if let delay {
             do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
         }
-        return try await answer(transfer, with: sample.response())
-    }
-
-    /// Answers `transfer` with `sample`, read once by the caller: a body already in the request
-    /// without suspending, any other body through the shared buffered path.
-    @inline(__always)
-    private func answer(_ transfer: Transfer, with sample: SampleResponse) async throws -> Response {
+        let sample = sample.response()
         guard case .inRequest = transfer.body else {
             return try await transfer.sendBuffered { try SampleTransport.response(for: $0, sample: sample) }
         }
