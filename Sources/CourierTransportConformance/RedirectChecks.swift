@@ -87,15 +87,17 @@ extension TransportConformance {
                 #expect(echo.data?.isEmpty ?? true, "\(status)")
             }
         },
-        Check("a redirect to another origin drops the credentials") { context in
+        Check("a redirect to another origin drops the credentials (Limits.credentialHeaders)") { context in
             let target = context.fault(
-                "redirect-other-origin", headers: ["Authorization": "Bearer secret", "Cookie": "a=b", "X-Keep": "1"])
+                "redirect-other-origin",
+                headers: ["Authorization": "Bearer secret", "Cookie": "a=b", "x-api-key": "k3y", "X-Keep": "1"])
             let echo = try await context.provider().request(target).map(FaultEcho.self)
             // Header names in any case, as the transport spelled them.
             let headers = Dictionary(echo.headers.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
             #expect(headers["host"]?.hasPrefix("localhost") == true)
             #expect(headers["authorization"] == nil)
             #expect(headers["cookie"] == nil)
+            #expect(headers["x-api-key"] == nil)
             #expect(headers["x-keep"] == "1")
         },
         Check("a redirect to a scheme that is not allowed is refused") { context in

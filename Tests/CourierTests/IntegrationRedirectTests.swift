@@ -41,13 +41,14 @@ struct IntegrationRedirectTests {
             method: status == 307 ? .post : .get,
             headers: [
                 "Authorization": "Bearer secret", "Cookie": "session=1", "Proxy-Authorization": "Basic x",
-                "X-Keep": "kept",
+                "X-Api-Key": "k3y", "X-Keep": "kept",
             ], validation: .successCodes)
         let headers = try await provider.request(target).map([String: String].self, atKeyPath: "headers")
         #expect(headers["Host"]?.hasPrefix("localhost") == true)
         #expect(headers["Authorization"] == nil)
         #expect(headers["Cookie"] == nil)
         #expect(headers["Proxy-Authorization"] == nil)
+        #expect(headers["X-Api-Key"] == nil)
         #expect(headers["X-Keep"] == "kept")
     }
 

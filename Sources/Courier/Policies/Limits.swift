@@ -29,6 +29,18 @@ public struct Limits: Sendable, Hashable {
     public static let defaultMaxStreamBacklogBytes: Int64 = 2 << 30
     /// The default for ``maxErrorBodyBytes``: 1 MiB.
     public static let defaultMaxErrorBodyBytes: Int64 = 1 << 20
+    /// The default for ``credentialHeaders``: the request headers among
+    /// ``RedactionPolicy/defaultHeaders`` — `Authorization`, `Proxy-Authorization`, `Cookie`,
+    /// `X-API-Key`, `Api-Key`, `X-Auth-Token`, `X-Access-Token`, `X-Refresh-Token`,
+    /// `X-Session-Token`, `X-CSRF-Token`, `X-XSRF-Token`, `X-Amz-Security-Token`, `X-Goog-Api-Key`,
+    /// `Private-Token`, `Job-Token`, `X-Gitlab-Token`, `X-Vault-Token`, `Ocp-Apim-Subscription-Key`
+    /// and `X-Shopify-Access-Token`.
+    public static let defaultCredentialHeaders: Set<String> = [
+        "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "Api-Key", "X-Auth-Token", "X-Access-Token",
+        "X-Refresh-Token", "X-Session-Token", "X-CSRF-Token", "X-XSRF-Token", "X-Amz-Security-Token",
+        "X-Goog-Api-Key", "Private-Token", "Job-Token", "X-Gitlab-Token", "X-Vault-Token", "Ocp-Apim-Subscription-Key",
+        "X-Shopify-Access-Token",
+    ]
 
     /// The largest response body kept in memory, counted after decompression. Default:
     /// ``defaultMaxResponseBytes`` (64 MiB). A body announced larger (`Content-Length`) fails
@@ -86,6 +98,13 @@ public struct Limits: Sendable, Hashable {
     /// and a change of scheme is one); a 307 or 308 that would repeat a body over `http` is
     /// refused all the same.
     public var allowsInsecureRedirects: Bool
+    /// The request headers that carry credentials: removed from a request that a redirect sends
+    /// to another origin (another scheme, host or port), and from a resumed download sent to a
+    /// fresh URL on another origin (``DownloadResumption``), on every transport. Names are
+    /// compared without case. Default: ``defaultCredentialHeaders``. Add the header your API's key
+    /// travels in if it is not there; remove one only for redirects you trust, since the server
+    /// that redirects chooses where they go.
+    public var credentialHeaders: Set<String>
 
     /// Creates limits; every parameter has the default documented on its property.
     public init(
@@ -98,7 +117,8 @@ public struct Limits: Sendable, Hashable {
         maxStreamBacklogBytes: Int64 = Limits.defaultMaxStreamBacklogBytes,
         maxErrorBodyBytes: Int64 = Limits.defaultMaxErrorBodyBytes,
         allowsBodyInGETAndHEAD: Bool = false,
-        allowsInsecureRedirects: Bool = false
+        allowsInsecureRedirects: Bool = false,
+        credentialHeaders: Set<String> = Limits.defaultCredentialHeaders
     ) {
         self.maxResponseBytes = maxResponseBytes
         self.maxDownloadBytes = maxDownloadBytes
@@ -110,6 +130,7 @@ public struct Limits: Sendable, Hashable {
         self.maxErrorBodyBytes = maxErrorBodyBytes
         self.allowsBodyInGETAndHEAD = allowsBodyInGETAndHEAD
         self.allowsInsecureRedirects = allowsInsecureRedirects
+        self.credentialHeaders = credentialHeaders
     }
 
     /// Schemes as the checks compare them: lowercased (a URL's scheme is case-insensitive).

@@ -72,7 +72,7 @@ extension Transfer {
         if let refusal = Redirects.insecureHop(from: from, to: target, carriesBody: carriesBody, limits: limits) {
             throw refusal
         }
-        next.request = Redirects.strippingCredentials(nextRequest, from: from)
+        next.request = Redirects.strippingCredentials(nextRequest, from: from, headers: limits.credentialHeaders)
         return next
     }
 }

@@ -7,12 +7,9 @@ import Foundation
 /// The pieces of ``Transfer/following(redirect:redirects:)``, the one place redirects are decided
 /// (every transport follows them through it). The hop limit is ``Limits/maxRedirects``.
 enum Redirects {
-    /// Headers that carry credentials and must not follow a redirect to another origin.
-    static let credentialHeaders = ["Authorization", "Proxy-Authorization", "Cookie"]
-
     /// The refusal of a hop from `https` to `http`: always when it would carry a body, otherwise
     /// unless ``Limits/allowsInsecureRedirects``. `nil` for any other hop. (Credentials never
-    /// follow it: a change of scheme is a change of origin, see ``strippingCredentials(_:from:)``.)
+    /// follow it: a change of scheme is a change of origin, see ``strippingCredentials(_:from:headers:)``.)
     static func insecureHop(from: URL?, to: URL?, carriesBody: Bool, limits: Limits) -> CourierError? {
         guard let to, from?.scheme?.lowercased() == "https", to.scheme?.lowercased() == "http" else { return nil }
         if limits.allowsInsecureRedirects && !carriesBody { return nil }
@@ -34,11 +31,15 @@ enum Redirects {
         return origin(a) == origin(b)
     }
 
-    /// Removes credentials when a redirect leaves the origin of `from`.
-    static func strippingCredentials(_ request: URLRequest, from: URL?) -> URLRequest {
-        guard let from, let to = request.url, !sameOrigin(from, to) else { return request }
+    /// Removes the credential headers (``Limits/credentialHeaders``, compared without case) when
+    /// `request` leaves the origin of `from`.
+    static func strippingCredentials(_ request: URLRequest, from: URL?, headers: Set<String>) -> URLRequest {
+        guard let from, let to = request.url, !sameOrigin(from, to), let fields = request.allHTTPHeaderFields
+        else { return request }
         var stripped = request
-        for header in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: header) }
+        for name in fields.keys where headers.contains(where: { ASCII.equalIgnoringCase($0, name) }) {
+            stripped.setValue(nil, forHTTPHeaderField: name)
+        }
         return stripped
     }
 }

@@ -49,7 +49,8 @@ extension Provider {
                         outgoing.url = try await freshURL(url)
                         // Signed for `url`: credentials never follow a fresh URL to another
                         // origin (the same rule as a redirect's).
-                        outgoing = Redirects.strippingCredentials(outgoing, from: url)
+                        outgoing = Redirects.strippingCredentials(
+                            outgoing, from: url, headers: limits.credentialHeaders)
                         renewed = outgoing
                     } catch {
                         partialDownloads.checkIn(key, current)
