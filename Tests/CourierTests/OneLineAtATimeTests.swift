@@ -78,4 +78,49 @@ import Testing
         }
         #expect(read == count)
     }
+
+    /// A reader cancelled between two lines of one chunk is answered ``CourierError/cancelled`` at
+    /// its next read, as between chunks: the rest of the chunk (a whole body, for a stub or a
+    /// transport that buffers) was handed over line after line to a task that had been cancelled.
+    @Test func aReaderCancelledBetweenTheLinesOfAChunkIsAnsweredCancelled() async throws {
+        let text = (0..<1_000).map { "line \($0)" }.joined(separator: "\n")
+        let outcome = await Task {
+            var lines = Self.stream(text, maxLineBytes: 64).lines.makeAsyncIterator()
+            var read: [String] = []
+            if let line = try? await lines.next() { read.append(line) }
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(CourierError) {
+                while let line = try await lines.next() { read.append(line) }
+                return (read, CourierError?.none)
+            } catch {
+                return (read, error)
+            }
+        }.value
+        #expect(outcome.0.count == 1, "lines read after the cancellation: \(outcome.0.count - 1)")
+        guard case .cancelled = outcome.1 else {
+            Issue.record("expected .cancelled, got \(String(describing: outcome.1))")
+            return
+        }
+    }
+
+    @Test func anEventReaderCancelledBetweenTheEventsOfAChunkIsAnsweredCancelled() async throws {
+        let text = (0..<1_000).map { "data: \($0)\n\n" }.joined()
+        let outcome = await Task {
+            var events = Self.stream(text, maxLineBytes: 64).events.makeAsyncIterator()
+            var read: [String] = []
+            if let event = try? await events.next() { read.append(event.data) }
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(CourierError) {
+                while let event = try await events.next() { read.append(event.data) }
+                return (read, CourierError?.none)
+            } catch {
+                return (read, error)
+            }
+        }.value
+        #expect(outcome.0.count == 1, "events read after the cancellation: \(outcome.0.count - 1)")
+        guard case .cancelled = outcome.1 else {
+            Issue.record("expected .cancelled, got \(String(describing: outcome.1))")
+            return
+        }
+    }
 }

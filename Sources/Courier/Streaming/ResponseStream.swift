@@ -176,7 +176,9 @@ public struct ResponseStream: Sendable {
             public mutating func next() async throws(CourierError) -> String? {
                 while true {
                     if let current = chunk {
-                        if let line = try decoder.nextLine(in: current, at: &offset) {
+                        // A reader cancelled between lines gets no more of the chunk: the body's
+                        // next read answers `cancelled` (and ends the transfer), as between chunks.
+                        if !Task.isCancelled, let line = try decoder.nextLine(in: current, at: &offset) {
                             return String(decoding: line, as: UTF8.self)
                         }
                         chunk = nil
@@ -232,7 +234,8 @@ public struct ResponseStream: Sendable {
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
                 while true {
                     if let current = chunk {
-                        while let line = try lines.nextLine(in: current, at: &offset) {
+                        // Cancelled between lines: the body's next read answers `cancelled`.
+                        while !Task.isCancelled, let line = try lines.nextLine(in: current, at: &offset) {
                             if let event = try parser.consume(line) { return event }
                         }
                         chunk = nil
