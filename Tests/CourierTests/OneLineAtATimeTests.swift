@@ -123,4 +123,27 @@ import Testing
             return
         }
     }
+
+    /// A reader that goes on after an event over the limit gets the error again, never the event
+    /// without the line that crossed it as if it were whole (it got `"0123456789\nc"`, the
+    /// `01234` line dropped), nor the events after it; lines likewise.
+    @Test func aReaderThatGoesOnAfterAnEventOverTheLimitGetsTheErrorAgain() async throws {
+        // Each line within the limit (16 bytes); the event's data is not: 11 + 6 bytes.
+        let body = "data: 0123456789\ndata: 01234\ndata: c\n\ndata: d\n\n"
+        var events = Self.stream(body).events.makeAsyncIterator()
+        for round in 0..<3 {
+            do throws(CourierError) {
+                let event = try await events.next()
+                Issue.record("read \(round): \(String(describing: event))")
+            } catch {
+                guard case .limitExceeded(.line(limit: 16)) = error else {
+                    Issue.record("read \(round): \(error)")
+                    continue
+                }
+            }
+        }
+        var lines = Self.stream("a\n" + Self.tooLong + "\nb\n").lines.makeAsyncIterator()
+        #expect(try await lines.next() == "a")
+        for _ in 0..<3 { await #expect(throws: CourierError.self) { _ = try await lines.next() } }
+    }
 }

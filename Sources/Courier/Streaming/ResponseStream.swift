@@ -223,6 +223,10 @@ public struct ResponseStream: Sendable {
             /// The chunk being read, one line at a time, and where in it.
             var chunk: Data?
             var offset = 0
+            /// The error that ended the events: every later read throws it again. A reader that
+            /// went on after an event over the limit got that event without the line that crossed
+            /// the limit, as if it were whole.
+            var failure: CourierError?
 
             /// The reconnection time the stream asked for (`retry`), if it did.
             var reconnectionTime: Duration? { parser.reconnectionTime }
@@ -230,8 +234,19 @@ public struct ResponseStream: Sendable {
             var lastEventID: String? { parser.lastEventID }
 
             /// The next event; `nil` at the end of the body (an event without its closing blank
-            /// line is dropped, as EventSource does).
+            /// line is dropped, as EventSource does). After an error, every later call throws it
+            /// again.
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+                if let failure { throw failure }
+                do throws(CourierError) {
+                    return try await nextEvent()
+                } catch {
+                    failure = error
+                    throw error
+                }
+            }
+
+            private mutating func nextEvent() async throws(CourierError) -> ServerSentEvent? {
                 while true {
                     if let current = chunk {
                         // Cancelled between lines: the body's next read answers `cancelled`.
