@@ -78,4 +78,72 @@ import Testing
         }
         #expect(read == count)
     }
+
+    /// A reader cancelled between two lines of one chunk is answered ``CourierError/cancelled`` at
+    /// its next read, as between chunks: the rest of the chunk (a whole body, for a stub or a
+    /// transport that buffers) was handed over line after line to a task that had been cancelled.
+    @Test func aReaderCancelledBetweenTheLinesOfAChunkIsAnsweredCancelled() async throws {
+        let text = (0..<1_000).map { "line \($0)" }.joined(separator: "\n")
+        let outcome = await Task {
+            var lines = Self.stream(text, maxLineBytes: 64).lines.makeAsyncIterator()
+            var read: [String] = []
+            if let line = try? await lines.next() { read.append(line) }
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(CourierError) {
+                while let line = try await lines.next() { read.append(line) }
+                return (read, CourierError?.none)
+            } catch {
+                return (read, error)
+            }
+        }.value
+        #expect(outcome.0.count == 1, "lines read after the cancellation: \(outcome.0.count - 1)")
+        guard case .cancelled = outcome.1 else {
+            Issue.record("expected .cancelled, got \(String(describing: outcome.1))")
+            return
+        }
+    }
+
+    @Test func anEventReaderCancelledBetweenTheEventsOfAChunkIsAnsweredCancelled() async throws {
+        let text = (0..<1_000).map { "data: \($0)\n\n" }.joined()
+        let outcome = await Task {
+            var events = Self.stream(text, maxLineBytes: 64).events.makeAsyncIterator()
+            var read: [String] = []
+            if let event = try? await events.next() { read.append(event.data) }
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(CourierError) {
+                while let event = try await events.next() { read.append(event.data) }
+                return (read, CourierError?.none)
+            } catch {
+                return (read, error)
+            }
+        }.value
+        #expect(outcome.0.count == 1, "events read after the cancellation: \(outcome.0.count - 1)")
+        guard case .cancelled = outcome.1 else {
+            Issue.record("expected .cancelled, got \(String(describing: outcome.1))")
+            return
+        }
+    }
+
+    /// A reader that goes on after an event over the limit gets the error again, never the event
+    /// without the line that crossed it as if it were whole (it got `"0123456789\nc"`, the
+    /// `01234` line dropped), nor the events after it; lines likewise.
+    @Test func aReaderThatGoesOnAfterAnEventOverTheLimitGetsTheErrorAgain() async throws {
+        // Each line within the limit (16 bytes); the event's data is not: 11 + 6 bytes.
+        let body = "data: 0123456789\ndata: 01234\ndata: c\n\ndata: d\n\n"
+        var events = Self.stream(body).events.makeAsyncIterator()
+        for round in 0..<3 {
+            do throws(CourierError) {
+                let event = try await events.next()
+                Issue.record("read \(round): \(String(describing: event))")
+            } catch {
+                guard case .limitExceeded(.line(limit: 16)) = error else {
+                    Issue.record("read \(round): \(error)")
+                    continue
+                }
+            }
+        }
+        var lines = Self.stream("a\n" + Self.tooLong + "\nb\n").lines.makeAsyncIterator()
+        #expect(try await lines.next() == "a")
+        for _ in 0..<3 { await #expect(throws: CourierError.self) { _ = try await lines.next() } }
+    }
 }

@@ -41,6 +41,8 @@ final class BodyBuffer: Sendable {
     private struct State: Sendable {
         var chunks: [Data] = []
         var head = 0
+        /// Chunks moved by dropping the read ones from the front of `chunks`, ever.
+        var compactionMoves = 0
         var memoryBytes = 0
         var spill: Spill?
         /// How the body ended, once it has: `nil` for the end, or the error.
@@ -311,6 +313,10 @@ final class BodyBuffer: Sendable {
     /// Bytes written so far.
     var received: Int64 { state.withLock { $0.received } }
 
+    /// Chunks moved by dropping the read ones from the front of the queue, ever.
+    /// Test-only, kept: it reads the locked state, which no seam outside the type can reach.
+    var compactionMoves: Int { state.withLock { $0.compactionMoves } }
+
     private enum Step {
         case chunk(Data)
         case end(CourierError?)
@@ -325,7 +331,11 @@ final class BodyBuffer: Sendable {
                 state.chunks[state.head] = Data()
                 state.head += 1
                 state.memoryBytes -= data.count
-                if state.head == state.chunks.count || state.head > 64 {
+                // The read chunks leave the front of the queue once they are at least half of
+                // it: each move is paid for by a read, so a backlog of many small chunks is read
+                // in linear time (every 65th read moved all the chunks still queued).
+                if state.head == state.chunks.count || (state.head > 64 && state.head * 2 >= state.chunks.count) {
+                    state.compactionMoves += state.chunks.count - state.head
                     state.chunks.removeFirst(state.head)
                     state.head = 0
                 }

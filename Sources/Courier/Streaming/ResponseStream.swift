@@ -176,7 +176,9 @@ public struct ResponseStream: Sendable {
             public mutating func next() async throws(CourierError) -> String? {
                 while true {
                     if let current = chunk {
-                        if let line = try decoder.nextLine(in: current, at: &offset) {
+                        // A reader cancelled between lines gets no more of the chunk: the body's
+                        // next read answers `cancelled` (and ends the transfer), as between chunks.
+                        if !Task.isCancelled, let line = try decoder.nextLine(in: current, at: &offset) {
                             return String(decoding: line, as: UTF8.self)
                         }
                         chunk = nil
@@ -221,6 +223,10 @@ public struct ResponseStream: Sendable {
             /// The chunk being read, one line at a time, and where in it.
             var chunk: Data?
             var offset = 0
+            /// The error that ended the events: every later read throws it again. A reader that
+            /// went on after an event over the limit got that event without the line that crossed
+            /// the limit, as if it were whole.
+            var failure: CourierError?
 
             /// The reconnection time the stream asked for (`retry`), if it did.
             var reconnectionTime: Duration? { parser.reconnectionTime }
@@ -228,11 +234,23 @@ public struct ResponseStream: Sendable {
             var lastEventID: String? { parser.lastEventID }
 
             /// The next event; `nil` at the end of the body (an event without its closing blank
-            /// line is dropped, as EventSource does).
+            /// line is dropped, as EventSource does). After an error, every later call throws it
+            /// again.
             public mutating func next() async throws(CourierError) -> ServerSentEvent? {
+                if let failure { throw failure }
+                do throws(CourierError) {
+                    return try await nextEvent()
+                } catch {
+                    failure = error
+                    throw error
+                }
+            }
+
+            private mutating func nextEvent() async throws(CourierError) -> ServerSentEvent? {
                 while true {
                     if let current = chunk {
-                        while let line = try lines.nextLine(in: current, at: &offset) {
+                        // Cancelled between lines: the body's next read answers `cancelled`.
+                        while !Task.isCancelled, let line = try lines.nextLine(in: current, at: &offset) {
                             if let event = try parser.consume(line) { return event }
                         }
                         chunk = nil
