@@ -28,10 +28,15 @@ import Testing
             let (spilling, signal) = AsyncStream.makeStream(of: Void.self)
             let reader = Task {
                 var read = 0
+                var signalled = false
                 while let data = try await buffer.next() {
                     read += data.count
-                    // From here on every chunk comes back from the file.
-                    if read == BodyBuffer.memoryWindow { signal.yield() }
+                    // Past the window (which holds a little less than its size in chunks, see
+                    // `BodyBuffer.chunkOverhead`): every read from here on comes from the file.
+                    if read >= BodyBuffer.memoryWindow, !signalled {
+                        signalled = true
+                        signal.yield()
+                    }
                 }
             }
             var arrivals = spilling.makeAsyncIterator()

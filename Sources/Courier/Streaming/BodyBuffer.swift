@@ -11,7 +11,9 @@ import Foundation
 /// A streamed response body between its writer (a transport; for `URLSessionTransport` the
 /// session delegate, which must never block) and its one reader (the consuming task).
 ///
-/// Writes never wait: up to ``memoryWindow`` bytes the reader has not taken yet stay in memory;
+/// Writes never wait: up to ``memoryWindow`` bytes the reader has not taken yet stay in memory
+/// (each chunk counted at ``chunkOverhead`` bytes more than its body, so a flood of tiny chunks
+/// cannot hold many times the window);
 /// beyond that they go to a temporary file, which is unlinked as soon as it is opened (so it can
 /// never be left behind, whatever ends the process) and read back in order. A slow reader costs
 /// disk, bounded by ``Limits/maxStreamBacklogBytes``, never memory, and never holds up the network
@@ -24,6 +26,11 @@ import Foundation
 final class BodyBuffer: Sendable {
     /// Bytes kept in memory before the backlog goes to disk.
     static let memoryWindow = 4 << 20
+    /// What a chunk in memory costs beyond its bytes, counted against ``memoryWindow``: its
+    /// `Data` storage object, its allocation and its place in the queue (about 128 bytes for a
+    /// chunk from URLSession's delegate). Without it, 4 million one-byte chunks (a server that
+    /// sends a chunked body a byte at a time) fitted in the 4 MiB window and held ≈ 120 MB.
+    static let chunkOverhead = 128
     /// The most bytes read back from the file at once.
     static let spillReadSize = 256 << 10
 
@@ -44,6 +51,8 @@ final class BodyBuffer: Sendable {
         /// Chunks moved by dropping the read ones from the front of `chunks`, ever.
         var compactionMoves = 0
         var memoryBytes = 0
+        /// ``memoryBytes`` plus ``chunkOverhead`` for each chunk in memory: what the window holds.
+        var memoryCost = 0
         var spill: Spill?
         /// How the body ended, once it has: `nil` for the end, or the error.
         var end: CourierError??
@@ -100,9 +109,11 @@ final class BodyBuffer: Sendable {
                 return (false, nil)
             }
             let spilling = (state.spill?.unread ?? 0) > 0 || state.spill?.reading == true
-            if !spilling, state.memoryBytes + data.count <= Self.memoryWindow || state.memoryBytes == 0 {
+            let cost = data.count + Self.chunkOverhead
+            if !spilling, state.memoryCost + cost <= Self.memoryWindow || state.memoryBytes == 0 {
                 state.chunks.append(data)
                 state.memoryBytes += data.count
+                state.memoryCost += cost
             } else {
                 do throws(CourierError) {
                     try Self.append(data, to: &state.spill, in: spillDirectory)
@@ -289,6 +300,7 @@ final class BodyBuffer: Sendable {
             state.chunks = []
             state.head = 0
             state.memoryBytes = 0
+            state.memoryCost = 0
             var deadlines: [(any DeadlineScheduling, UInt64)] = []
             if let total = state.total { deadlines.append((total.timer, total.id)) }
             if let idle = state.idle, let id = state.idleDeadline { deadlines.append((idle.timer, id)) }
@@ -331,6 +343,7 @@ final class BodyBuffer: Sendable {
                 state.chunks[state.head] = Data()
                 state.head += 1
                 state.memoryBytes -= data.count
+                state.memoryCost -= data.count + Self.chunkOverhead
                 // The read chunks leave the front of the queue once they are at least half of
                 // it: each move is paid for by a read, so a backlog of many small chunks is read
                 // in linear time (every 65th read moved all the chunks still queued).
