@@ -405,6 +405,28 @@ import Testing
         #expect(CacheRules.varyNames(String(repeating: "a,", count: 100_000)) == nil)
     }
 
+    /// Commas inside a quoted argument do not split directives (RFC 9110 §5.6.4): read before as a
+    /// clean `max-age=86400`, so the answer was fresh for a day though no directive said so.
+    @Test(arguments: [
+        (#"private="a,max-age=86400,b""#, Int?.none, true),
+        (#"no-cache="Set-Cookie, max-age=86400", max-age=60"#, 60, false),
+        (#"x="a\"b, max-age=86400", max-age=5"#, 5, false),
+        (#"max-age=30, private="unterminated, max-age=86400"#, 30, true),
+    ])
+    func commasInsideQuotesSplitNothing(header: String, maxAge: Int?, isPrivate: Bool) {
+        let directives = CacheControl(header)
+        #expect(directives.maxAge == maxAge)
+        #expect(directives.isPrivate == isPrivate)
+    }
+
+    /// The quote-aware split keeps `split(separator:maxSplits:)`'s shape: empty members out, the
+    /// remainder after `maxSplits` in one last part.
+    @Test func theSplitBoundsItsParts() {
+        #expect(CacheControl.split("a,,b, ,c", maxSplits: 64) == ["a", "b", "c"])
+        #expect(CacheControl.split("a,b,c,d", maxSplits: 2) == ["a", "b", "c,d"])
+        #expect(CacheControl.split("", maxSplits: 2).isEmpty)
+    }
+
     /// A directive past the bound is not missed: the header counts as `no-store` (failed before: the
     /// `no-store` after 64 other directives was ignored and the response stored for ten minutes).
     @Test func aNoStorePastTheDirectivesReadIsNotMissed() {

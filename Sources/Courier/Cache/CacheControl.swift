@@ -25,7 +25,7 @@ struct CacheControl: Sendable, Hashable {
     init(_ value: String?) {
         guard let value else { return }
         var staleIfErrorSeen = false
-        let parts = value.split(separator: ",", maxSplits: Self.maxDirectives)
+        let parts = Self.split(value, maxSplits: Self.maxDirectives)
         if parts.count > Self.maxDirectives {
             // Hostile-header fix (issue 26): never store or reuse on the strength of a partial reading.
             noStore = true
@@ -60,6 +60,37 @@ struct CacheControl: Sendable, Hashable {
             default: continue
             }
         }
+    }
+
+    /// The directives of `value`: split at the commas outside quoted strings (RFC 9110 §5.6.4), so
+    /// `private="a, max-age=86400"` is one directive, not a `max-age`. At most `maxSplits` splits,
+    /// as `split(separator:maxSplits:)` makes; empty members are left out.
+    static func split(_ value: String, maxSplits: Int) -> [Substring] {
+        var parts: [Substring] = []
+        var start = value.startIndex
+        var index = value.startIndex
+        var quoted = false
+        var escaped = false
+        func add(_ part: Substring) {
+            if !part.allSatisfy({ $0 == " " || $0 == "\t" }) { parts.append(part) }
+        }
+        while index < value.endIndex {
+            let character = value[index]
+            if escaped {
+                escaped = false
+            } else if quoted, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == ",", !quoted {
+                add(value[start..<index])
+                start = value.index(after: index)
+                if parts.count == maxSplits { break }
+            }
+            index = value.index(after: index)
+        }
+        add(value[start...])
+        return parts
     }
 
     private static func unquoted(_ text: Substring) -> String {
