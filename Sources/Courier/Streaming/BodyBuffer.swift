@@ -51,8 +51,6 @@ final class BodyBuffer: Sendable {
         /// Chunks moved by dropping the read ones from the front of `chunks`, ever.
         var compactionMoves = 0
         var memoryBytes = 0
-        /// ``memoryBytes`` plus ``chunkOverhead`` for each chunk in memory: what the window holds.
-        var memoryCost = 0
         var spill: Spill?
         /// How the body ended, once it has: `nil` for the end, or the error.
         var end: CourierError??
@@ -72,6 +70,8 @@ final class BodyBuffer: Sendable {
         var received: Int64 = 0
 
         var hasChunks: Bool { head < chunks.count }
+        /// ``memoryBytes`` plus ``chunkOverhead`` for each chunk in memory: what the window holds.
+        var memoryCost: Int { memoryBytes + (chunks.count - head) * BodyBuffer.chunkOverhead }
     }
 
     let maxBacklog: Int64
@@ -109,11 +109,11 @@ final class BodyBuffer: Sendable {
                 return (false, nil)
             }
             let spilling = (state.spill?.unread ?? 0) > 0 || state.spill?.reading == true
-            let cost = data.count + Self.chunkOverhead
-            if !spilling, state.memoryCost + cost <= Self.memoryWindow || state.memoryBytes == 0 {
+            if !spilling,
+                state.memoryCost + data.count + Self.chunkOverhead <= Self.memoryWindow || state.memoryBytes == 0
+            {
                 state.chunks.append(data)
                 state.memoryBytes += data.count
-                state.memoryCost += cost
             } else {
                 do throws(CourierError) {
                     try Self.append(data, to: &state.spill, in: spillDirectory)
@@ -300,7 +300,6 @@ final class BodyBuffer: Sendable {
             state.chunks = []
             state.head = 0
             state.memoryBytes = 0
-            state.memoryCost = 0
             var deadlines: [(any DeadlineScheduling, UInt64)] = []
             if let total = state.total { deadlines.append((total.timer, total.id)) }
             if let idle = state.idle, let id = state.idleDeadline { deadlines.append((idle.timer, id)) }
@@ -343,7 +342,6 @@ final class BodyBuffer: Sendable {
                 state.chunks[state.head] = Data()
                 state.head += 1
                 state.memoryBytes -= data.count
-                state.memoryCost -= data.count + Self.chunkOverhead
                 // The read chunks leave the front of the queue once they are at least half of
                 // it: each move is paid for by a read, so a backlog of many small chunks is read
                 // in linear time (every 65th read moved all the chunks still queued).

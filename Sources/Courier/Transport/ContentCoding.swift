@@ -36,8 +36,7 @@ public enum ContentCoding: Sendable, Hashable {
     /// Whether a body with this `Content-Encoding` is encoded: it names a coding other than
     /// `identity`.
     static func isEncoded(_ contentEncoding: String?) -> Bool {
-        guard let contentEncoding, !contentEncoding.isEmpty else { return false }
-        return !list(contentEncoding).isEmpty
+        !list(contentEncoding).isEmpty
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool {
