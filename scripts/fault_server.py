@@ -4,7 +4,7 @@
 Prints its port as the first line and serves on 127.0.0.1 until killed. Every stall is bounded
 (at most STALL seconds) and every connection is closed afterwards.
 
-  /ok                      200 "ok" (control)
+  /ok                      200 "ok" (control; a HEAD gets its head alone, as every answer here)
   /close-mid-body          Content-Length 1000, sends 100 bytes, closes
   /short-body              Content-Length 100, sends 50 bytes, stalls, closes
   /long-body               Content-Length 10, sends 25 bytes, closes
@@ -38,7 +38,9 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /redirect-307-ftp        307 to ftp://127.0.0.1:PORT/upload (must never be followed)
   /redirect-302-ftp        302 to ftp://127.0.0.1:PORT/x
   /redirect-302-file       302 to file:///etc/passwd
-  /redirect-chain?n=N      302 to redirect-chain?n=N-1, then /ok at 0
+  /redirect-chain?n=N&body=B 302 to redirect-chain?n=N-1, then /ok at 0; each 302 with a body of B bytes
+                           (default 0, at most 1 MiB)
+  /empty                   200 with an empty body (Content-Length: 0)
   /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
   /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
@@ -134,6 +136,7 @@ class Handler(socketserver.StreamRequestHandler):
         if not line:
             return None, None, {}, b""
         method, path, _ = (line.split(" ") + ["", ""])[:3]
+        self.method = method
         headers = {}
         for _ in range(200):
             header = self.rfile.readline(65536).decode("latin-1")
@@ -228,7 +231,8 @@ class Handler(socketserver.StreamRequestHandler):
     def answer(self, status, body, headers=()):
         head = f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
         head += "".join(f"{name}: {value}\r\n" for name, value in headers)
-        self.send(head.encode("utf-8") + b"\r\n" + body)
+        # A HEAD gets the head alone, with the length the body would have.
+        self.send(head.encode("utf-8") + b"\r\n" + (b"" if getattr(self, "method", "") == "HEAD" else body))
 
     def hostile_cache(self, request_headers):
         kind, ident = self.query.get("kind", ""), self.query.get("id", "")
@@ -386,6 +390,8 @@ class Handler(socketserver.StreamRequestHandler):
         port = self.server.server_address[1]
         if path == "/ok":
             self.answer("200 OK", b"ok")
+        elif path == "/empty":
+            self.answer("200 OK", b"")
         elif path == "/close-mid-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
         elif path == "/short-body":
@@ -426,7 +432,10 @@ class Handler(socketserver.StreamRequestHandler):
         elif path == "/redirect-chain":
             left = int(self.query.get("n", "0"))
             target = f"/redirect-chain?n={left - 1}" if left > 0 else "/ok"
-            self.answer("302 Found", b"", [("Location", target)])
+            size = max(0, min(int(self.query.get("body", "0") or 0), 1 << 20))
+            if size:
+                target += f"&body={size}" if left > 0 else ""
+            self.answer("302 Found", b"r" * size, [("Location", target)])
         elif path == "/gzip-bomb":
             self.answer("200 OK", BOMB, [("Content-Encoding", "gzip")])
         elif path == "/gzip-members":

@@ -67,6 +67,29 @@ extension TransportConformance {
                 #expect(folder.contents.isEmpty, "\(path)")
             }
         },
+        Check("download progress starts with the answer's head: an empty body, a HEAD, not a redirect") { context in
+            /// The download counts of every event, in order.
+            func downloads(_ target: Conformance) async throws -> [ProgressEvent.Bytes] {
+                var counts: [ProgressEvent.Bytes] = []
+                for try await event in context.provider().requestWithProgress(target) {
+                    if let download = event.download { counts.append(download) }
+                }
+                return counts
+            }
+            // An empty body has no first byte: its head still starts the download, of 0 bytes.
+            let empty = try await downloads(context.fault("empty"))
+            #expect(empty.last == ProgressEvent.Bytes(completed: 0, total: 0), "empty body: \(empty)")
+            // A HEAD's Content-Length is the body a GET would get: this answer has none.
+            let head = try await downloads(context.fault("ok", method: .head))
+            #expect(head.last == ProgressEvent.Bytes(completed: 0, total: 0), "HEAD: \(head)")
+            // Three 302s with bodies of 50 bytes, then "ok": only the answer is counted, from its
+            // head (0 of 2) to its last byte.
+            let chain = try await downloads(
+                context.fault("redirect-chain", task: .parameters(["n": 2, "body": 50], encoding: .queryString)))
+            #expect(Set(chain.map(\.total)) == [2], "redirects: \(chain)")
+            #expect(chain.first == ProgressEvent.Bytes(completed: 0, total: 2), "redirects: \(chain)")
+            #expect(chain.last == ProgressEvent.Bytes(completed: 2, total: 2), "redirects: \(chain)")
+        },
         Check("upload progress reaches the body's size") { context in
             let body = Data(repeating: 0x61, count: 512 << 10)
             var sent: Int64 = 0

@@ -163,11 +163,11 @@ struct TransportRulesTests {
         #expect(limit.crossed(by: 2_000_001, response: response) == .decompressionRatio(limit: 200))
         let small = ResponseBodyLimit(toFile: false, limits: Limits(maxResponseBytes: 5000))
         #expect(small.announcedCrossing(contentLength: 10000) == .responseBody(limit: 5000))
-        #expect(SessionRouter.expectedLength(of: response) == nil)  // encoded: the total is unknown
+        #expect(SessionRouter.expectedLength(of: response, method: "GET") == nil)  // encoded: the total is unknown
         let plain = try #require(
             CompressedBodyResponse(
                 url: Self.origin, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Length": "42"]))
-        #expect(SessionRouter.expectedLength(of: plain) == 42)
+        #expect(SessionRouter.expectedLength(of: plain, method: nil) == 42)
         let built = Response(statusCode: 200, data: Data(), request: nil, response: response)
         #expect(built.expectedContentLength == 10000)
     }
@@ -181,6 +181,32 @@ struct TransportRulesTests {
     ])
     func theExpectedLengthIgnoresAnEncodedBodysLength(length: Int64, encoding: String?, expected: Int64?) {
         #expect(ResponseBodyLimit.expectedLength(contentLength: length, contentEncoding: encoding) == expected)
+    }
+
+    /// What progress announces when the answer's head arrives: nothing to come for an answer
+    /// that has no body, whatever its head says; otherwise the length above.
+    @Test(arguments: [
+        (200, String?.some("GET"), String?.some("42"), String?.none, Int64?.some(42)), (200, "HEAD", "42", nil, 0), (200, "head", "42", "gzip", 0),
+        (204, "GET", "42", nil, 0), (304, "GET", "42", "gzip", 0), (103, "GET", nil, nil, 0),
+        (200, nil, "42", "gzip", nil), (200, "GET", nil, nil, nil), (205, "GET", "3", nil, 3), (404, "POST", "7", nil, 7),
+    ])
+    func theLengthAnnouncedAtTheHeadIsNoneForAnAnswerWithoutABody(
+        status: Int, method: String?, length: String?, encoding: String?, expected: Int64?
+    ) throws {
+        var fields: [(String, String)] = []
+        if let length { fields.append(("Content-Length", length)) }
+        if let encoding { fields.append(("Content-Encoding", encoding)) }
+        let head = Response(
+            statusCode: status, data: Data(), request: nil, url: Self.origin, httpVersion: "HTTP/1.1",
+            headerFields: fields)
+        #expect(ResponseBodyLimit.expectedLength(of: head, method: method) == expected)
+        #expect(ResponseBodyLimit.hasNoBody(status: status, method: method) == (expected == 0))
+        // URLSessionTransport reads the same from Foundation's head.
+        let http = try #require(
+            HTTPURLResponse(
+                url: Self.origin, statusCode: status, httpVersion: "HTTP/1.1",
+                headerFields: Dictionary(fields, uniquingKeysWith: { first, _ in first })))
+        #expect(SessionRouter.expectedLength(of: http, method: method) == expected)
     }
 
     @Test func aHeadFromTheWireAnswersWithoutBuildingFoundationsResponse() throws {

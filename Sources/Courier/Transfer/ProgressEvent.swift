@@ -67,8 +67,10 @@ public struct ProgressEvent: Sendable, Hashable {
 public enum TransferProgress: Sendable, Hashable {
     /// `bytes` of the request body sent, of `total` when known.
     case sent(bytes: Int64, total: Int64?)
-    /// The response headers arrived; the body will be `expectedLength` bytes when known (pass `nil`
-    /// for a chunked or content-encoded body).
+    /// The answer's head arrived (a redirect's head is not reported, nor its body); the body will
+    /// be `expectedLength` bytes when known: `nil` for a chunked or content-encoded body, 0 for an
+    /// answer that has none (see ``ResponseBodyLimit/expectedLength(of:method:)``). Reported
+    /// before any of the body, and for an empty body too.
     case responseStarted(expectedLength: Int64?)
     /// `bytes` of the response body received.
     case received(bytes: Int64)

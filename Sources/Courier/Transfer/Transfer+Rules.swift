@@ -32,8 +32,9 @@ extension Transfer {
     /// - 307 and 308 repeat the method and the body, a file body included (RFC 9110 §15.4.8);
     ///   303 becomes `GET` (but `HEAD` stays), and so does a `POST` answered with 301 or 302.
     ///   A request that becomes `GET` loses its body and its `Content-Type` and `Content-Length`.
-    /// - A hop to another origin (scheme, host or port) drops `Authorization`,
-    ///   `Proxy-Authorization` and `Cookie`.
+    /// - A hop to another origin (scheme, host or port) drops the credential headers,
+    ///   ``Limits/credentialHeaders`` (`Authorization`, `Proxy-Authorization`, `Cookie`, API keys
+    ///   and tokens by default).
     /// - Only allowed schemes are followed, and at most ``Limits/maxRedirects`` hops.
     /// - A hop from `https` to `http` is refused unless ``Limits/allowsInsecureRedirects``, and
     ///   always when it would carry a body.
@@ -47,7 +48,7 @@ extension Transfer {
     ///   ``CourierError/insecureRedirect(_:)`` for a hop from `https` to `http` that is not allowed.
     public func following(redirect response: Response, redirects: Int) throws(CourierError) -> Transfer? {
         let status = response.statusCode
-        guard [301, 302, 303, 307, 308].contains(status),
+        guard Redirects.statuses.contains(status),
             let location = response.value(forHTTPHeaderField: "Location"),
             let from = request.url
         else { return nil }

@@ -7,6 +7,15 @@ import Foundation
 /// The pieces of ``Transfer/following(redirect:redirects:)``, the one place redirects are decided
 /// (every transport follows them through it). The hop limit is ``Limits/maxRedirects``.
 enum Redirects {
+    /// The statuses that are redirects Courier follows.
+    static let statuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Whether a head with this status and `Location` is a hop (followed, or refused with an
+    /// error), not an answer: one of ``statuses`` with a `Location`.
+    static func isHop(status: Int, location: @autoclosure () -> String?) -> Bool {
+        statuses.contains(status) && location() != nil
+    }
+
     /// The refusal of a hop from `https` to `http`: always when it would carry a body, otherwise
     /// unless ``Limits/allowsInsecureRedirects``. `nil` for any other hop. (Credentials never
     /// follow it: a change of scheme is a change of origin, see ``strippingCredentials(_:from:headers:)``.)

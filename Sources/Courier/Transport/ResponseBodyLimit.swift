@@ -82,6 +82,27 @@ public struct ResponseBodyLimit: Sendable {
         contentLength >= 0 && !ContentCoding.isEncoded(contentEncoding) ? contentLength : nil
     }
 
+    /// The body length to announce when the response head arrives, in
+    /// ``TransferProgress/responseStarted(expectedLength:)``: 0 for an answer that has no body
+    /// whatever its head says (``hasNoBody(status:method:)``), otherwise
+    /// ``expectedLength(contentLength:contentEncoding:)``.
+    /// ``URLSessionTransport`` and `AsyncHTTPClientTransport` both announce it through this.
+    /// - Parameters:
+    ///   - head: The final response head (not a redirect that is followed).
+    ///   - method: The method of the request it answers.
+    public static func expectedLength(of head: Response, method: String?) -> Int64? {
+        if hasNoBody(status: head.statusCode, method: method) { return 0 }
+        return expectedLength(
+            contentLength: head.expectedContentLength,
+            contentEncoding: head.value(forHTTPHeaderField: "Content-Encoding"))
+    }
+
+    /// Whether an answer has no body, whatever its `Content-Length` and `Content-Encoding` say:
+    /// one to `HEAD`, a 1xx, a 204 or a 304 (RFC 9110 §6.4.1, §9.3.2).
+    public static func hasNoBody(status: Int, method: String?) -> Bool {
+        status < 200 || status == 204 || status == 304 || method?.uppercased() == "HEAD"
+    }
+
     /// The limit crossed by a body of `received` decoded bytes so far, if any.
     /// - Parameters:
     ///   - received: The decoded bytes received so far.

@@ -59,7 +59,9 @@ import Foundation
 ///    redirect; the client underneath must not follow them itself.
 /// 4. **Head**: when the final response head arrives, read ``Transfer/elapsed`` for
 ///    ``TransferMetrics/responseStart`` and report
-///    ``TransferProgress/responseStarted(expectedLength:)``.
+///    ``TransferProgress/responseStarted(expectedLength:)`` with
+///    ``ResponseBodyLimit/expectedLength(of:method:)``, before any of the body (an empty body
+///    too). A redirect that is followed reports neither its head nor its body.
 /// 5. **Body**: into memory or into the destination file (``Transfer/destination``), counted
 ///    against ``Transfer/limits`` as it arrives (after decompression), reporting
 ///    ``TransferProgress/received(bytes:)``. A file left by a failed or cancelled transfer is

@@ -10,6 +10,17 @@ import Foundation
 /// URLSession calls a delegate synchronously on its own queue, so the routing table cannot live in
 /// an actor; it sits behind ``Locked``.
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+    /// A task's head, as progress sees it.
+    private enum Head {
+        /// No head yet. (A body that came without one is reported from its first byte.)
+        case notArrived
+        /// A redirect the transport follows or refuses: neither its head nor its body is the
+        /// answer's, so neither is reported.
+        case hop
+        /// The answer's head: reported, and so is its body.
+        case answer
+    }
+
     private struct Entry: Sendable {
         let request: URLRequest
         /// The waiting request; `nil` from ``register`` until ``start``.
@@ -37,6 +48,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         let stream: BodyBuffer?
         /// The head was handed over (streams only): the continuation is used up.
         var headDelivered = false
+        /// What the head was, for progress.
+        var head = Head.notArrived
         /// The body's limit, set up when the first byte arrives.
         var bodyLimit: ResponseBodyLimit?
         /// Courier has asked FoundationNetworking to cancel the task (once per task).
@@ -206,10 +219,22 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // A streamed response is handed over with its head; the body follows. (Answered inline:
         // FoundationNetworking takes the answer on its own queue without waiting for it.)
         var arrived: (@Sendable (Response) -> Void, URLRequest)?  // Durable downloads (27)
+        var started: (@Sendable (TransferProgress) -> Void, method: String?)?
+        let http = response as? HTTPURLResponse
+        let isHop = http.map { Redirects.isHop(status: $0.statusCode, location: $0.value(forHTTPHeaderField: "Location")) }
         let head = entries.withLock { entries -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
                 entry.metrics.responseStart = entry.elapsed?()
                 arrived = entry.headArrived.map { ($0, entry.request) }
+                // Progress starts with the answer's head, not a redirect's (the transport follows
+                // it with another task), and not with the first byte of the body: an empty body
+                // has none.
+                if entry.head == .notArrived {
+                    entry.head = isHop == true ? .hop : .answer
+                    if entry.head == .answer, let progress = entry.progress {
+                        started = (progress, entry.request.httpMethod)
+                    }
+                }
                 guard let stream = entry.stream, !entry.headDelivered, entry.failure == nil,
                     let continuation = entry.continuation, let http = response as? HTTPURLResponse
                 else { return nil }
@@ -224,8 +249,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 return (continuation, .streamed(StreamedResponse(head: head, body: ResponseBody(buffer: stream))))
             } ?? nil
         }
-        if let (headArrived, request) = arrived, let http = response as? HTTPURLResponse {
+        if let (headArrived, request) = arrived, let http {
             headArrived(Response(statusCode: http.statusCode, data: Data(), request: request, response: http))
+        }
+        if let (progress, method) = started {
+            progress(.responseStarted(expectedLength: Self.expectedLength(of: response, method: method)))
         }
         completionHandler(.allow)
         if let (continuation, head) = head {
@@ -239,18 +267,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var streamTo: BodyBuffer?
         var fileTo: FileSink?
         var cancelling = false
-        let (progress, received): ((@Sendable (TransferProgress) -> Void)?, Int64) = entries.withLock { entries in
+        var method: String?
+        let (progress, received, starting): ((@Sendable (TransferProgress) -> Void)?, Int64, Bool) = entries.withLock { entries in
             Self.update(&entries[id]) { entry in
-                guard entry.failure == nil else { return (nil, 0) }
+                guard entry.failure == nil else { return (nil, 0, false) }
                 if let stream = entry.stream, entry.headDelivered {
                     if entry.bodyLimit == nil { entry.bodyLimit = ResponseBodyLimit(streaming: entry.limits) }
                     entry.received += Int64(data.count)
                     if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
-                        return (nil, 0)
+                        return (nil, 0, false)
                     }
                     streamTo = stream
-                    return (nil, 0)
+                    return (nil, 0, false)
                 }
                 if entry.bodyLimit == nil {
                     let limit = ResponseBodyLimit(toFile: entry.file != nil, limits: entry.limits)
@@ -260,7 +289,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
                     if let crossed = limit.announcedCrossing(contentLength: announced) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
-                        return (nil, 0)
+                        return (nil, 0, false)
                     }
                     // At most the default limit's worth: with a limit raised (or `.max`), an
                     // announced size is the server's word, and reserving 2^62 bytes traps.
@@ -272,19 +301,27 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 entry.received += Int64(data.count)
                 if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
                     cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
-                    return (nil, 0)
+                    return (nil, 0, false)
                 }
                 if let file = entry.file {
                     fileTo = file
                     do throws(CourierError) { try file.append(data) } catch {
                         cancelling = Self.abort(&entry, with: error)
-                        return (nil, 0)
+                        return (nil, 0, false)
                     }
                 } else {
                     entry.data.append(data)
                 }
-                return (entry.progress, entry.received)
-            } ?? (nil, 0)
+                // A redirect's body is not the answer's: not reported.
+                switch entry.head {
+                case .hop: return (nil, entry.received, false)
+                case .answer: return (entry.progress, entry.received, false)
+                case .notArrived:
+                    entry.head = .answer
+                    method = entry.request.httpMethod
+                    return (entry.progress, entry.received, true)
+                }
+            } ?? (nil, 0, false)
         }
         if cancelling { cancelTask(dataTask) }
         // Written outside the table's lock, in the order the chunks come (the delegate queue is
@@ -295,8 +332,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // A disk far behind the network: wait for it here, outside the lock (see FileSink).
         fileTo?.waitForDisk()
         guard let progress else { return }
-        if received == Int64(data.count) {
-            progress(.responseStarted(expectedLength: Self.expectedLength(of: dataTask.response)))
+        if starting {
+            progress(.responseStarted(expectedLength: Self.expectedLength(of: dataTask.response, method: method)))
         }
         progress(.received(bytes: received))
     }
@@ -314,8 +351,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         guard let urlError = error as? URLError, urlError.code == .unknown, let response,
             !ContentCoding.isEncoded(response.value(forHTTPHeaderField: "Content-Encoding")),
             response.value(forHTTPHeaderField: "Transfer-Encoding") == nil,
-            response.statusCode >= 200, response.statusCode != 204, response.statusCode != 304,
-            method?.uppercased() != "HEAD"
+            !ResponseBodyLimit.hasNoBody(status: response.statusCode, method: method)
         else { return error }
         let announced = ResponseBodyLimit.contentLength(of: response)
         guard announced >= 0, received < announced else { return error }
@@ -330,11 +366,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         entry?.modify(body)
     }
 
-    /// The body length to expect: `Content-Length`, unless the body is content-encoded (then it
-    /// describes the compressed bytes, not the decoded ones URLSession hands over).
-    static func expectedLength(of response: URLResponse?) -> Int64? {
+    /// The body length to expect, as ``ResponseBodyLimit/expectedLength(of:method:)`` says: none
+    /// for an answer that has no body, otherwise `Content-Length`, unless the body is
+    /// content-encoded (then it describes the compressed bytes, not the decoded ones URLSession
+    /// hands over).
+    static func expectedLength(of response: URLResponse?, method: String?) -> Int64? {
+        guard let http = response as? HTTPURLResponse else { return nil }
+        if ResponseBodyLimit.hasNoBody(status: http.statusCode, method: method) { return 0 }
         let length = ResponseBodyLimit.contentLength(of: response)
-        guard length >= 0, let http = response as? HTTPURLResponse else { return nil }
+        guard length >= 0 else { return nil }
         return ResponseBodyLimit.expectedLength(
             contentLength: length, contentEncoding: http.value(forHTTPHeaderField: "Content-Encoding"))
     }

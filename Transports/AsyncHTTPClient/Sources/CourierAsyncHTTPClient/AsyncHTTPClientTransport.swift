@@ -174,9 +174,11 @@ public struct AsyncHTTPClientTransport: Transport {
             let head = try Self.head(of: response, request: current.request)
             current.downloadHeadArrived?(head)  // Durable downloads (27)
             guard let next = try current.following(redirect: head, redirects: redirects) else {
-                return Exchange(
+                let exchange = Exchange(
                     transfer: current, response: response, head: head, redirects: redirects,
                     responseStart: responseStart, bytesSent: bytesSent)
+                exchange.reportStart()
+                return exchange
             }
             // The redirect's own body is not wanted: a little is read so the connection can be
             // used again; more, and the connection is closed instead.

@@ -50,9 +50,20 @@ struct Exchange: Sendable {
         head.withBody(data, fileURL: fileURL, transferMetrics: metrics(received: received))
     }
 
-    /// The body's length as progress reports it: `Content-Length`, unless the body is encoded.
+    /// The decoded body's length when the head says it: `Content-Length`, unless the body is
+    /// encoded.
     private var expectedLength: Int64? {
         ResponseBodyLimit.expectedLength(contentLength: contentLength, contentEncoding: contentEncoding)
+    }
+
+    /// Reports that the answer's head arrived, with the body's length as progress announces it
+    /// (``Courier/ResponseBodyLimit/expectedLength(of:method:)``). Called once, for the answer
+    /// alone: a redirect's head and body are not reported.
+    func reportStart() {
+        guard let progress = transfer.progress else { return }
+        progress(
+            .responseStarted(
+                expectedLength: ResponseBodyLimit.expectedLength(of: head, method: transfer.request.httpMethod)))
     }
 
     /// One piece of the body as `read(limit:_:)` hands it over: the bytes as they came off the
@@ -97,7 +108,6 @@ struct Exchange: Sendable {
         var limit = limit
         let inflater = Inflater(contentEncoding: contentEncoding)
         var received: Int64 = 0
-        var started = false
         do {
             for try await buffer in response.body {
                 let decoded: Piece
@@ -119,10 +129,6 @@ struct Exchange: Sendable {
                         throw CourierError.limitExceeded(crossed)
                     }
                     decoded = .wire(buffer)
-                }
-                if !started, received > 0 {
-                    started = true
-                    transfer.progress?(.responseStarted(expectedLength: expectedLength))
                 }
                 guard try await piece(decoded, received) else { return received }
                 if !decoded.isEmpty { transfer.progress?(.received(bytes: received)) }
