@@ -186,9 +186,11 @@ struct TransportRulesTests {
     /// What progress announces when the answer's head arrives: nothing to come for an answer
     /// that has no body, whatever its head says; otherwise the length above.
     @Test(arguments: [
-        (200, String?.some("GET"), String?.some("42"), String?.none, Int64?.some(42)), (200, "HEAD", "42", nil, 0), (200, "head", "42", "gzip", 0),
+        (200, String?.some("GET"), String?.some("42"), String?.none, Int64?.some(42)), (200, "HEAD", "42", nil, 0),
+        (200, "head", "42", "gzip", 0),
         (204, "GET", "42", nil, 0), (304, "GET", "42", "gzip", 0), (103, "GET", nil, nil, 0),
-        (200, nil, "42", "gzip", nil), (200, "GET", nil, nil, nil), (205, "GET", "3", nil, 3), (404, "POST", "7", nil, 7),
+        (200, nil, "42", "gzip", nil), (200, "GET", nil, nil, nil), (205, "GET", "3", nil, 3),
+        (404, "POST", "7", nil, 7),
     ])
     func theLengthAnnouncedAtTheHeadIsNoneForAnAnswerWithoutABody(
         status: Int, method: String?, length: String?, encoding: String?, expected: Int64?

@@ -221,7 +221,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var arrived: (@Sendable (Response) -> Void, URLRequest)?  // Durable downloads (27)
         var started: (@Sendable (TransferProgress) -> Void, method: String?)?
         let http = response as? HTTPURLResponse
-        let isHop = http.map { Redirects.isHop(status: $0.statusCode, location: $0.value(forHTTPHeaderField: "Location")) }
+        let isHop = http.map {
+            Redirects.isHop(status: $0.statusCode, location: $0.value(forHTTPHeaderField: "Location"))
+        }
         let head = entries.withLock { entries -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
                 entry.metrics.responseStart = entry.elapsed?()
@@ -268,7 +270,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var fileTo: FileSink?
         var cancelling = false
         var method: String?
-        let (progress, received, starting): ((@Sendable (TransferProgress) -> Void)?, Int64, Bool) = entries.withLock { entries in
+        let (progress, received, starting): ((@Sendable (TransferProgress) -> Void)?, Int64, Bool) = entries.withLock {
+            entries in
             Self.update(&entries[id]) { entry in
                 guard entry.failure == nil else { return (nil, 0, false) }
                 if let stream = entry.stream, entry.headDelivered {
