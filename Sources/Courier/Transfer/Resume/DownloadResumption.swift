@@ -38,7 +38,7 @@ public struct DownloadResumption: Sendable {
     ///     URL does).
     ///   - freshURL: Gives the URL for an attempt that resumes (signed URLs expire). Its errors
     ///     end the attempt and keep the bytes. It runs after plugins and signing; on another
-    ///     origin the attempt goes without `Authorization`, `Proxy-Authorization` and `Cookie`,
+    ///     origin the attempt goes without the credential headers (``Limits/credentialHeaders``),
     ///     as a redirect would. Default: `nil`, the same URL.
     /// - Returns: The setting.
     public static func enabled(id: String? = nil, freshURL: FreshURL? = nil) -> DownloadResumption {
