@@ -376,7 +376,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// The most of a redirect's body read before its task is ended: enough for the usual short
-    /// page, so the connection is used again (as AsyncHTTPClientTransport does).
+    /// page, so the connection is used again (as AsyncHTTPClientTransport does). (On Linux,
+    /// FoundationNetworking has read the whole body before it hands the redirect's head over.)
     static let unwantedBodyAllowance: Int64 = 64 << 10
 
     /// The body length to expect, as ``ResponseBodyLimit/expectedLength(of:method:)`` says: none
@@ -495,8 +496,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {
         if let failure = entry.failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
-        // A redirect whose body was cut short (by the server, or here past the allowance) is
-        // followed all the same: its body is not wanted.
+        // A redirect whose body was cut short (here, past the allowance) is followed all the
+        // same: its body is not wanted. (FoundationNetworking hands a redirect's head over only
+        // once its body is complete: one the server breaks off fails with no head to follow.)
         let headSuffices = httpResponse != nil && (entry.refusedChallenge || entry.head == .hop)
         if let error, !headSuffices {
             // A refused certificate: typed, with the host and the reason.
