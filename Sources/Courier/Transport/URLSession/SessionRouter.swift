@@ -289,9 +289,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 // A redirect's body is not the answer's: not kept, not held to the answer's limits,
                 // not reported. A little is read so the connection can be used again; past that
                 // the task ends, and the redirect answers with its head (see `outcome`).
+                // FoundationNetworking hands a redirect over only once its whole body is in (in
+                // one piece, just before the task's end): nothing is left to spare there, and a
+                // cancel racing that end is not asked for.
                 if entry.head == .hop {
                     entry.hopBody += Int64(data.count)
-                    cancelling = entry.hopBody > Self.unwantedBodyAllowance
+                    #if !canImport(FoundationNetworking)
+                        cancelling = entry.hopBody > Self.unwantedBodyAllowance
+                    #endif
                     return (nil, 0, false)
                 }
                 if entry.bodyLimit == nil {
@@ -377,7 +382,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     /// The most of a redirect's body read before its task is ended: enough for the usual short
     /// page, so the connection is used again (as AsyncHTTPClientTransport does). (On Linux,
-    /// FoundationNetworking has read the whole body before it hands the redirect's head over.)
+    /// FoundationNetworking has read the whole body before it hands the redirect's head over,
+    /// and the allowance is not applied.)
     static let unwantedBodyAllowance: Int64 = 64 << 10
 
     /// The body length to expect, as ``ResponseBodyLimit/expectedLength(of:method:)`` says: none
