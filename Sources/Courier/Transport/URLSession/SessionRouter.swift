@@ -458,6 +458,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        // FoundationNetworking keeps the head of a 301, 302, 303 or 305–308 to itself until the
+        // transfer ends, and when it finds no Location it can follow, it never hands that head
+        // over (nor the body): the answer's head is known only now. Progress starts with it.
+        if entry.head == .notArrived, entry.failure == nil, error == nil || entry.refusedChallenge,
+            let progress = entry.progress, let http = task.response as? HTTPURLResponse,
+            !Redirects.isHop(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"))
+        {
+            progress(.responseStarted(expectedLength: Self.expectedLength(of: http, method: entry.request.httpMethod)))
+        }
         if let stream = entry.stream, entry.headDelivered {
             // The head went out already: the end (or the error) goes to the body's reader.
             if let failure = entry.failure {
