@@ -39,7 +39,7 @@ struct HostileServerTests {
     /// A 302 without a Location is the answer. FoundationNetworking never hands its body over
     /// (documented in ChoosingATransport); Apple's URLSession does.
     @Test func a302WithoutALocationIsTheAnswer() async throws {
-        let response = try await Provider<Fault>().request(Fault(path: "redirect-no-location"))
+        let response = try await Provider<Fault>().request(Fault(path: "redirect-no-location", timeout: .seconds(30)))
         #expect(response.statusCode == 302)
         #if canImport(FoundationNetworking)
             #expect(response.data.isEmpty)
