@@ -55,6 +55,27 @@ extension TransportConformance {
             #expect(try String(contentsOf: file, encoding: .utf8) == "ok")
             #expect(folder.contents == ["chain.txt"])
         },
+        Check("a redirect's body is not the answer's: held to none of its limits, never kept") { context in
+            // Two 302s with bodies of 1 MiB, then "ok": limits far below a redirect's body hold
+            // the answer alone (a transport reads a little of the redirect's body, then drops it).
+            let tight = Limits(maxResponseBytes: 1_000, maxDownloadBytes: 1_000)
+            let chain: Parameters = ["n": 1, "body": 1_048_576]
+            let response = try await context.provider(limits: tight).request(
+                context.fault("redirect-chain", task: .parameters(chain, encoding: .queryString)))
+            #expect(response.statusCode == 200)
+            #expect(String(decoding: response.data, as: UTF8.self) == "ok")
+            #expect(response.metrics?.redirects == 2)
+            let folder = try ScratchFolder()
+            defer { folder.remove() }
+            let destination = DownloadDestination.folder(folder.url) { _, _ in "chain.txt" }
+            let downloaded = try await context.provider(limits: tight).request(
+                context.fault(
+                    "redirect-chain",
+                    task: .downloadParameters(chain, encoding: .queryString, destination: destination)))
+            let file = try #require(downloaded.fileURL)
+            #expect(try String(contentsOf: file, encoding: .utf8) == "ok")
+            #expect(folder.contents == ["chain.txt"])
+        },
         Check("a redirect loop ends with httpTooManyRedirects") { context in
             await #expect {
                 try await context.provider().request(context.fault("redirect-loop"))

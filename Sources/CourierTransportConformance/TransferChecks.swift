@@ -89,6 +89,12 @@ extension TransportConformance {
             #expect(Set(chain.map(\.total)) == [2], "redirects: \(chain)")
             #expect(chain.first == ProgressEvent.Bytes(completed: 0, total: 2), "redirects: \(chain)")
             #expect(chain.last == ProgressEvent.Bytes(completed: 2, total: 2), "redirects: \(chain)")
+            // A 302 without a Location is the answer: its head starts the download. (Of its body,
+            // FoundationNetworking hands nothing over.)
+            let unfollowable = try await downloads(context.fault("redirect-no-location"))
+            #expect(
+                unfollowable.first == ProgressEvent.Bytes(completed: 0, total: 5),
+                "302 without Location: \(unfollowable)")
         },
         Check("upload progress reaches the body's size") { context in
             let body = Data(repeating: 0x61, count: 512 << 10)

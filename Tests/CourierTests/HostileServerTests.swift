@@ -36,6 +36,18 @@ struct HostileServerTests {
         #expect(url.scheme == "ftp")
     }
 
+    /// A 302 without a Location is the answer. FoundationNetworking never hands its body over
+    /// (documented in ChoosingATransport); Apple's URLSession does.
+    @Test func a302WithoutALocationIsTheAnswer() async throws {
+        let response = try await Provider<Fault>().request(Fault(path: "redirect-no-location", timeout: .seconds(30)))
+        #expect(response.statusCode == 302)
+        #if canImport(FoundationNetworking)
+            #expect(response.data.isEmpty)
+        #else
+            #expect(String(decoding: response.data, as: UTF8.self) == "moved")
+        #endif
+    }
+
     @Test(arguments: ["redirect-302-ftp", "redirect-302-file"])
     func followedRedirectsToOtherSchemesAreRefused(path: String) async {
         let error = await failure(Fault(path: path, timeout: .seconds(30)))

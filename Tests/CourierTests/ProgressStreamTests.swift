@@ -49,6 +49,19 @@ import Testing
         #expect(events.last?.download == .init(completed: 6, total: 6))
     }
 
+    /// Network transports announce an answer's head, an empty body's too: a 503 without a body,
+    /// retried, must not show the download done before the answer that follows has sent a byte.
+    @Test func aRetriedAnswerWithoutABodyDoesNotHoldTheFractionAtOne() async throws {
+        let provider = Provider<TestAPI>(
+            transport: EmptyThenBodyTransport(), clock: ImmediateClock(),
+            retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none))
+        var fractions: [Double?] = []
+        for try await event in provider.requestWithProgress(.validated(503, .successCodes)) {
+            fractions.append(event.fraction)
+        }
+        #expect(fractions == [nil, 0, 0.5, 1, 1])
+    }
+
     @Test func failuresAreThrownFromTheStream() async {
         let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
         await #expect {
@@ -97,5 +110,26 @@ import Testing
             transfer.progress?(.responseStarted(expectedLength: 10))
             return try await gated.send(transfer.request)
         }
+    }
+}
+
+/// The first attempt a 503 without a body (its head announced, as the network transports do),
+/// then a body of 4 bytes.
+private struct EmptyThenBodyTransport: Transport {
+    let attempts = Locked(0)
+
+    func send(_ transfer: Transfer) async throws -> Response {
+        let attempt = attempts.withLock { attempts in
+            attempts += 1
+            return attempts
+        }
+        if attempt == 1 {
+            transfer.progress?(.responseStarted(expectedLength: 0))
+            return Response(statusCode: 503, data: Data(), request: transfer.request)
+        }
+        transfer.progress?(.responseStarted(expectedLength: 4))
+        transfer.progress?(.received(bytes: 2))
+        transfer.progress?(.received(bytes: 4))
+        return Response(statusCode: 200, data: Data("done".utf8), request: transfer.request)
     }
 }

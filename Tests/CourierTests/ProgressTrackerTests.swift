@@ -89,6 +89,20 @@ import Testing
         #expect(tracker.handle(.sent(bytes: 10, total: 10)) == nil)
     }
 
+    /// An answer without a body announces 0 bytes at its head; it may be followed by another (a
+    /// 503 retried, a 401 after a credential refresh), whose body must move the fraction from 0,
+    /// not find it held at 1.
+    @Test func anAnswerWithoutABodyLeavesTheFractionToTheNextAnswer() throws {
+        var tracker = ProgressTracker(uploadLength: nil)
+        let emptyEvent = tracker.handle(.responseStarted(expectedLength: 0))
+        let empty = try #require(emptyEvent)
+        #expect(empty.download == .init(completed: 0, total: 0))
+        #expect(empty.fraction == nil)
+        #expect(tracker.handle(.responseStarted(expectedLength: 200))?.fraction == 0)
+        #expect(tracker.handle(.received(bytes: 50))?.fraction == 0.25)
+        #expect(tracker.finish(with: Response(statusCode: 200, data: Data()))?.fraction == 1)
+    }
+
     @Test func emptyTotalCountsAsDone() {
         #expect(ProgressEvent.Bytes(completed: 0, total: 0).fraction == 1)
         #expect(ProgressEvent.Bytes(completed: 3, total: nil).fraction == nil)

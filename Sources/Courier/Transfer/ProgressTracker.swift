@@ -2,7 +2,8 @@
 /// returns the event to publish (or `nil` when nothing visible changed).
 ///
 /// Guarantees: `fraction` never decreases; it is `nil` while the main direction's total is
-/// unknown; exactly one event is completed, the last; nothing is emitted after it.
+/// unknown, or 0 (an answer without a body) and the transfer not completed; exactly one event is
+/// completed, the last; nothing is emitted after it.
 struct ProgressTracker {
     enum Direction { case upload, download }
 
@@ -57,7 +58,12 @@ struct ProgressTracker {
     }
 
     private mutating func event(response: Response?) -> ProgressEvent {
-        let current = primary == .upload ? upload?.fraction : download?.fraction
+        let main = primary == .upload ? upload : download
+        // Nothing to move (an answer without a body, announced at its head) is no fraction until
+        // the transfer completes: that answer may not be the last (a status retried, a credential
+        // refreshed and sent again), and a fraction of 1 shown for it would hold the next
+        // answer's whole body at 1.
+        let current = main?.total == 0 ? nil : main?.fraction
         var fraction: Double?
         if let current {
             // Never backwards.

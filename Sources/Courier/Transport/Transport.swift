@@ -56,7 +56,9 @@ import Foundation
 ///    ``Transfer/following(redirect:redirects:)``, the one place Courier's rules live (statuses,
 ///    method and body rewriting, allowed schemes, `https` → `http` refusal, credentials dropped
 ///    across origins, ``Limits/maxRedirects``). Nothing else in the transport decides about a
-///    redirect; the client underneath must not follow them itself.
+///    redirect; the client underneath must not follow them itself. A followed redirect's body is
+///    not the answer's: it is held to none of the limits and kept nowhere (read a little, for the
+///    connection's sake, then dropped).
 /// 4. **Head**: when the final response head arrives, read ``Transfer/elapsed`` for
 ///    ``TransferMetrics/responseStart`` and report
 ///    ``TransferProgress/responseStarted(expectedLength:)`` with

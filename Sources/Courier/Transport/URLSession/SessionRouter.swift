@@ -50,6 +50,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var headDelivered = false
         /// What the head was, for progress.
         var head = Head.notArrived
+        /// A redirect's body, read and dropped (see ``unwantedBodyAllowance``).
+        var hopBody: Int64 = 0
         /// The body's limit, set up when the first byte arrives.
         var bodyLimit: ResponseBodyLimit?
         /// Courier has asked FoundationNetworking to cancel the task (once per task).
@@ -284,6 +286,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     streamTo = stream
                     return (nil, 0, false)
                 }
+                // A redirect's body is not the answer's: not kept, not held to the answer's limits,
+                // not reported. A little is read so the connection can be used again; past that
+                // the task ends, and the redirect answers with its head (see `outcome`).
+                // FoundationNetworking hands a redirect over only once its whole body is in (in
+                // one piece, just before the task's end): nothing is left to spare there, and a
+                // cancel racing that end is not asked for.
+                if entry.head == .hop {
+                    entry.hopBody += Int64(data.count)
+                    #if !canImport(FoundationNetworking)
+                        cancelling = entry.hopBody > Self.unwantedBodyAllowance
+                    #endif
+                    return (nil, 0, false)
+                }
                 if entry.bodyLimit == nil {
                     let limit = ResponseBodyLimit(toFile: entry.file != nil, limits: entry.limits)
                     // `Content-Length`, read once (each lookup in FoundationNetworking's header
@@ -315,15 +330,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 } else {
                     entry.data.append(data)
                 }
-                // A redirect's body is not the answer's: not reported.
-                switch entry.head {
-                case .hop: return (nil, entry.received, false)
-                case .answer: return (entry.progress, entry.received, false)
-                case .notArrived:
-                    entry.head = .answer
-                    method = entry.request.httpMethod
-                    return (entry.progress, entry.received, true)
-                }
+                // (A redirect's body never gets here: see above.)
+                guard entry.head == .notArrived else { return (entry.progress, entry.received, false) }
+                entry.head = .answer
+                method = entry.request.httpMethod
+                return (entry.progress, entry.received, true)
             } ?? (nil, 0, false)
         }
         if cancelling { cancelTask(dataTask) }
@@ -368,6 +379,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private static func update<R>(_ entry: inout Entry?, _ body: (inout Entry) -> R) -> R? {
         entry?.modify(body)
     }
+
+    /// The most of a redirect's body read before its task is ended: enough for the usual short
+    /// page, so the connection is used again (as AsyncHTTPClientTransport does). (On Linux,
+    /// FoundationNetworking has read the whole body before it hands the redirect's head over,
+    /// and the allowance is not applied.)
+    static let unwantedBodyAllowance: Int64 = 64 << 10
 
     /// The body length to expect, as ``ResponseBodyLimit/expectedLength(of:method:)`` says: none
     /// for an answer that has no body, otherwise `Content-Length`, unless the body is
@@ -441,6 +458,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        // FoundationNetworking keeps the head of a 301, 302, 303 or 305–308 to itself until the
+        // transfer ends, and when it finds no Location it can follow, it never hands that head
+        // over (nor the body): the answer's head is known only now. Progress starts with it.
+        if entry.head == .notArrived, entry.failure == nil, error == nil || entry.refusedChallenge,
+            let progress = entry.progress, let http = task.response as? HTTPURLResponse,
+            !Redirects.isHop(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"))
+        {
+            progress(.responseStarted(expectedLength: Self.expectedLength(of: http, method: entry.request.httpMethod)))
+        }
         if let stream = entry.stream, entry.headDelivered {
             // The head went out already: the end (or the error) goes to the body's reader.
             if let failure = entry.failure {
@@ -485,7 +511,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {
         if let failure = entry.failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
-        if let error, !(entry.refusedChallenge && httpResponse != nil) {
+        // A redirect whose body was cut short (here, past the allowance) is followed all the
+        // same: its body is not wanted. (FoundationNetworking hands a redirect's head over only
+        // once its body is complete: one the server breaks off fails with no head to follow.)
+        let headSuffices = httpResponse != nil && (entry.refusedChallenge || entry.head == .hop)
+        if let error, !headSuffices {
             // A refused certificate: typed, with the host and the reason.
             if let refused = CourierError.serverTrust(from: error, url: entry.request.url) { return .failure(refused) }
             return .failure(
