@@ -114,6 +114,29 @@ import Testing
         #expect(origin.served.withLock { $0 } == 1)
     }
 
+    /// Progress of a cached answer: a fresh hit yields the completed event alone; a revalidation
+    /// first reports the `304`'s head (0 bytes, no fraction), then completes with the stored body.
+    @Test func progressOfACachedAnswer() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=60"], etag: "\"v1\"").answer)
+        _ = try await setup.provider.request(Item())
+        var fresh: [ProgressEvent] = []
+        for try await event in setup.provider.requestWithProgress(Item()) { fresh.append(event) }
+        #expect(fresh.count == 1)
+        #expect(fresh.first?.response?.cacheStatus == .hit)
+        #expect(fresh.first?.fraction == 1)
+        setup.clock.advance(by: .seconds(61))
+        var revalidated: [ProgressEvent] = []
+        for try await event in setup.provider.requestWithProgress(Item()) { revalidated.append(event) }
+        #expect(revalidated.count == 2)
+        #expect(revalidated.first?.download == ProgressEvent.Bytes(completed: 0, total: 0))
+        #expect(revalidated.first?.fraction == nil)
+        #expect(revalidated.first?.isCompleted == false)
+        let last = try #require(revalidated.last?.response)
+        #expect(last.cacheStatus == .revalidated)
+        #expect(String(decoding: last.data, as: UTF8.self) == "body 1")
+        #expect(revalidated.last?.fraction == 1)
+    }
+
     /// A response the transport reached through a redirect (its URL is another one, or it counted
     /// a hop) is not stored under the URL asked for: a one-time 302 to another host must not make
     /// that host's answer this URL's for as long as that host says.
