@@ -76,6 +76,15 @@ extension TransportConformance {
         Check("an authentication challenge without a credential answers with its 401") { context in
             let response = try await context.provider().request(context.bin("basic-auth/user/secret"))
             #expect(response.statusCode == 401)
+            // A download too: the 401 is its answer, saved like any other.
+            let folder = try ScratchFolder()
+            defer { folder.remove() }
+            let destination = DownloadDestination.folder(folder.url) { _, _ in "denied.txt" }
+            let downloaded = try await context.provider().request(
+                context.bin("basic-auth/user/secret", task: .download(destination)))
+            #expect(downloaded.statusCode == 401)
+            #expect(downloaded.fileURL?.lastPathComponent == "denied.txt")
+            #expect(folder.contents == ["denied.txt"])
         },
         Check("cookies are neither stored nor sent") { context in
             struct Cookies: Decodable { var cookies: [String: String] }

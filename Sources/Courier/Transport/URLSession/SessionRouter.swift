@@ -489,7 +489,9 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 file.finish { [self] _ in answer(entry, with: outcome(of: entry, task: task, error: error)) }
                 return
             }
-            guard entry.failure == nil, error == nil else {
+            // An error after a head that is the answer all the same (a refused challenge's 401) or
+            // that is followed (a redirect whose body was cut short): the file is what arrived.
+            guard entry.failure == nil, error == nil || Self.headSuffices(entry, task: task) else {
                 file.discard()
                 return answer(entry, with: outcome(of: entry, task: task, error: error))
             }
@@ -508,14 +510,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         entry.continuation?.resume(with: result.map { .whole($0) })
     }
 
+    /// Whether a task that ended with an error is answered with its head all the same: the 401
+    /// of a refused challenge, and a redirect whose body was cut short (here, past the
+    /// allowance), which is followed: its body is not wanted. (FoundationNetworking hands a
+    /// redirect's head over only once its body is complete: one the server breaks off fails with
+    /// no head to follow.) Never a transfer Courier ended itself (`failure`).
+    private static func headSuffices(_ entry: Entry, task: URLSessionTask) -> Bool {
+        entry.failure == nil && task.response is HTTPURLResponse && (entry.refusedChallenge || entry.head == .hop)
+    }
+
     private func outcome(of entry: Entry, task: URLSessionTask, error: (any Error)?) -> Result<Response, any Error> {
         if let failure = entry.failure { return .failure(failure) }
         let httpResponse = task.response as? HTTPURLResponse
-        // A redirect whose body was cut short (here, past the allowance) is followed all the
-        // same: its body is not wanted. (FoundationNetworking hands a redirect's head over only
-        // once its body is complete: one the server breaks off fails with no head to follow.)
-        let headSuffices = httpResponse != nil && (entry.refusedChallenge || entry.head == .hop)
-        if let error, !headSuffices {
+        if let error, !Self.headSuffices(entry, task: task) {
             // A refused certificate: typed, with the host and the reason.
             if let refused = CourierError.serverTrust(from: error, url: entry.request.url) { return .failure(refused) }
             return .failure(
