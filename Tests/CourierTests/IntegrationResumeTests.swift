@@ -202,17 +202,18 @@ struct IntegrationResumeTests {
         let fresh = Resumable(
             query: "n=\(Self.size)&v=1&id=\(id)&sig=1", file: folder.file,
             resumption: Self.signedAgain(id: id))
-        var firstDownload: ProgressEvent.Bytes?
-        var last: ProgressEvent?
+        var events: [ProgressEvent] = []
         for try await event in provider.requestWithProgress(fresh) {
-            if firstDownload == nil, let download = event.download, download.completed > 0 { firstDownload = download }
-            last = event
+            events.append(event)
         }
-        let response = try #require(last?.response)
+        let response = try #require(events.last?.response)
+        // The rest arrived (the kept part was not asked for again).
         #expect(response.metrics?.attempts.last?.transfer?.bytesReceived == Int64(Self.size) - Self.cut)
-        // Progress counts the bytes already on disk.
-        #expect((firstDownload?.completed ?? 0) > Self.cut)
-        #expect(firstDownload?.total == Int64(Self.size))
+        // Progress counts the bytes already on disk, from the first event (the answer's head,
+        // before its body) on.
+        #expect(events.first?.download == ProgressEvent.Bytes(completed: Self.cut, total: Int64(Self.size)))
+        #expect(events.first?.fraction == Double(Self.cut) / Double(Self.size))
+        #expect(events.last?.download == ProgressEvent.Bytes(completed: Int64(Self.size), total: Int64(Self.size)))
         #expect(try Data(contentsOf: folder.file) == (try await Self.expected(version: "1")))
         let log = try await Self.log(id)
         #expect(log.map(\.status) == [200, 206])

@@ -103,6 +103,25 @@ import Testing
         #expect(tracker.finish(with: Response(statusCode: 200, data: Data()))?.fraction == 1)
     }
 
+    /// A resumed download: the bytes already on disk are done from the answer's head on, and the
+    /// total is the whole entity.
+    @Test func keptBytesAreDoneFromTheHeadOn() throws {
+        var tracker = ProgressTracker(uploadLength: nil)
+        let headEvent = tracker.handle(.responseStarted(expectedLength: 400), kept: 600)
+        let head = try #require(headEvent)
+        #expect(head.download == .init(completed: 600, total: 1000))
+        #expect(head.fraction == 0.6)
+        let bodyEvent = tracker.handle(.received(bytes: 100), kept: 600)
+        let body = try #require(bodyEvent)
+        #expect(body.download == .init(completed: 700, total: 1000))
+        #expect(body.fraction == 0.7)
+        // A length the head does not say: the kept bytes are done all the same.
+        var unknown = ProgressTracker(uploadLength: nil)
+        #expect(
+            unknown.handle(.responseStarted(expectedLength: nil), kept: 600)?.download
+                == .init(completed: 600, total: nil))
+    }
+
     @Test func emptyTotalCountsAsDone() {
         #expect(ProgressEvent.Bytes(completed: 0, total: 0).fraction == 1)
         #expect(ProgressEvent.Bytes(completed: 3, total: nil).fraction == nil)

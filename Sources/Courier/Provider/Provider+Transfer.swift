@@ -54,7 +54,8 @@ extension Provider {
         if let progress = plan.progress, !isSample {
             progress.start(uploadLength: Self.uploadLength(of: transfer))
             let report: @Sendable (TransferProgress) -> Void = { progress.report($0) }
-            transfer.progress = resume?.progress(report) ?? report
+            // A resumed download's bytes on disk count as done (see ResumeAttempt).
+            transfer.progress = resume?.progress { progress.report($0, kept: $1) } ?? report
         }
         // Issue 31: a stream comes back as its own answer, head and body side by side.
         guard plan.isStream else { return .whole(try await transport.send(transfer)) }

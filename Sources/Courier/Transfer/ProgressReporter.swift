@@ -17,8 +17,10 @@ final class ProgressReporter: Sendable {
         }
     }
 
-    func report(_ progress: TransferProgress) {
-        let event = tracker.withLock { $0?.handle(progress) }
+    /// Publishes what `progress` changed; `kept`: bytes already on disk that the answer's body
+    /// continues (a resumed download).
+    func report(_ progress: TransferProgress, kept: Int64 = 0) {
+        let event = tracker.withLock { $0?.handle(progress, kept: kept) }
         if let event { continuation.yield(event) }
     }
 

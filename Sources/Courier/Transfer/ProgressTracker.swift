@@ -25,7 +25,11 @@ struct ProgressTracker {
         }
     }
 
-    mutating func handle(_ report: TransferProgress) -> ProgressEvent? {
+    /// - Parameters:
+    ///   - report: The transport's report.
+    ///   - kept: Bytes of the download already on disk, which the answer's body continues (a
+    ///     resumed download): counted done from the answer's head on, and in its total.
+    mutating func handle(_ report: TransferProgress, kept: Int64 = 0) -> ProgressEvent? {
         guard !isFinished else { return nil }
         switch report {
         case .sent(let bytes, let total):
@@ -35,10 +39,11 @@ struct ProgressTracker {
             guard next != upload else { return nil }
             upload = next
         case .responseStarted(let expectedLength):
-            download = ProgressEvent.Bytes(completed: 0, total: expectedLength.flatMap { $0 >= 0 ? $0 : nil })
+            download = ProgressEvent.Bytes(
+                completed: kept, total: expectedLength.flatMap { $0 >= 0 ? $0 + kept : nil })
         case .received(let bytes):
-            var next = download ?? ProgressEvent.Bytes(completed: 0, total: nil)
-            next.completed = max(next.completed, bytes)
+            var next = download ?? ProgressEvent.Bytes(completed: kept, total: nil)
+            next.completed = max(next.completed, bytes + kept)
             if let total = next.total, next.completed > total {
                 // More than announced (a lying or compressed length): the total was wrong.
                 next.total = nil

@@ -34,20 +34,13 @@ final class ResumeAttempt: Sendable {
         }
     }
 
-    /// `report`, counting the body from the bytes already on disk when it continues them.
+    /// `report`, told the bytes already on disk when the body continues them (from the answer's
+    /// head on, so its first event shows them done).
     func progress(
-        _ report: @escaping @Sendable (TransferProgress) -> Void
+        _ report: @escaping @Sendable (TransferProgress, _ kept: Int64) -> Void
     ) -> @Sendable (TransferProgress) -> Void {
         { [state] event in
-            let offset = state.withLock { $0.offset }
-            switch event {
-            case .responseStarted(let expected) where offset > 0:
-                report(.responseStarted(expectedLength: expected.map { $0 + offset }))
-            case .received(let bytes) where offset > 0:
-                report(.received(bytes: bytes + offset))
-            default:
-                report(event)
-            }
+            report(event, state.withLock { $0.offset })
         }
     }
 }
