@@ -232,10 +232,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 arrived = entry.headArrived.map { ($0, entry.request) }
                 // Progress starts with the answer's head, not a redirect's (the transport follows
                 // it with another task), and not with the first byte of the body: an empty body
-                // has none.
+                // has none. A transfer already ended (cancelled: its call may be retried) reports
+                // nothing more, as for its body.
                 if entry.head == .notArrived {
                     entry.head = isHop == true ? .hop : .answer
-                    if entry.head == .answer, let progress = entry.progress {
+                    if entry.head == .answer, entry.failure == nil, let progress = entry.progress {
                         started = (progress, entry.request.httpMethod)
                     }
                 }
