@@ -42,6 +42,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
                            (default 0, at most 1 MiB)
   /empty                   200 with an empty body (Content-Length: 0)
   /redirect-no-location    302 without a Location (the answer, not a redirect), body "moved"
+  /redirect-cut            302 to /ok with Content-Length 1000, sends 100 bytes of its body, closes
   /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
   /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
@@ -395,6 +396,8 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("200 OK", b"")
         elif path == "/redirect-no-location":
             self.answer("302 Found", b"moved")
+        elif path == "/redirect-cut":
+            self.send(b"HTTP/1.1 302 Found\r\nLocation: /ok\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
         elif path == "/close-mid-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
         elif path == "/short-body":

@@ -48,6 +48,26 @@ struct HostileServerTests {
         #endif
     }
 
+    /// A redirect whose body breaks off: its body is not wanted, and on Apple's URLSession it is
+    /// followed. FoundationNetworking hands a redirect's head over only once its whole body is in,
+    /// so the transfer fails with no head to follow (documented in ChoosingATransport).
+    @Test func aRedirectWhoseBodyBreaksOff() async throws {
+        let target = Fault(path: "redirect-cut", timeout: .seconds(30))
+        #if canImport(FoundationNetworking)
+            let error = await failure(target)
+            #expect(error?.response == nil, "\(String(describing: error))")
+            guard case .underlying(let underlying, _)? = error else {
+                Issue.record("expected a network error, got \(String(describing: error))")
+                return
+            }
+            #expect(underlying is URLError)
+        #else
+            let response = try await Provider<Fault>().request(target)
+            #expect(response.statusCode == 200)
+            #expect(String(decoding: response.data, as: UTF8.self) == "ok")
+        #endif
+    }
+
     @Test(arguments: ["redirect-302-ftp", "redirect-302-file"])
     func followedRedirectsToOtherSchemesAreRefused(path: String) async {
         let error = await failure(Fault(path: path, timeout: .seconds(30)))
