@@ -85,6 +85,12 @@ extension TransportConformance {
             #expect(downloaded.statusCode == 401)
             #expect(downloaded.fileURL?.lastPathComponent == "denied.txt")
             #expect(folder.contents == ["denied.txt"])
+            // And a stream: its body ends, without an error.
+            let stream = try await context.provider().stream(context.bin("basic-auth/user/secret"))
+            #expect(stream.statusCode == 401)
+            var body = Data()
+            for try await chunk in stream.chunks { body.append(chunk) }
+            #expect(body.isEmpty)
         },
         Check("cookies are neither stored nor sent") { context in
             struct Cookies: Decodable { var cookies: [String: String] }

@@ -472,13 +472,15 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             // The head went out already: the end (or the error) goes to the body's reader.
             if let failure = entry.failure {
                 stream.finish(CourierError(failure))
-            } else if let error {
+            } else if let error, !Self.headSuffices(entry, task: task) {
                 // A body cut short: the same error as for a whole body (conformance).
                 let mapped = Self.cutShort(
                     URLErrors.normalize(error), response: task.response as? HTTPURLResponse,
                     received: entry.received, method: entry.request.httpMethod)
                 stream.finish(CourierError(mapped))
             } else {
+                // Also the 401 of a refused challenge, which ends its task with an error: the
+                // answer is that head, and its body is what arrived.
                 stream.finish()
             }
             return
