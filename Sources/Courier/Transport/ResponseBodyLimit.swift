@@ -91,10 +91,19 @@ public struct ResponseBodyLimit: Sendable {
     ///   - head: The final response head (not a redirect that is followed).
     ///   - method: The method of the request it answers.
     public static func expectedLength(of head: Response, method: String?) -> Int64? {
-        if hasNoBody(status: head.statusCode, method: method) { return 0 }
-        return expectedLength(
-            contentLength: head.expectedContentLength,
-            contentEncoding: head.value(forHTTPHeaderField: "Content-Encoding"))
+        expectedLength(status: head.statusCode, method: method) {
+            (head.expectedContentLength, head.value(forHTTPHeaderField: "Content-Encoding"))
+        }
+    }
+
+    /// The rule of ``expectedLength(of:method:)`` for a head of any kind; its `Content-Length`
+    /// and `Content-Encoding` are read only for an answer that can have a body.
+    static func expectedLength(
+        status: Int, method: String?, fields: () -> (length: Int64, encoding: String?)
+    ) -> Int64? {
+        if hasNoBody(status: status, method: method) { return 0 }
+        let (length, encoding) = fields()
+        return expectedLength(contentLength: length, contentEncoding: encoding)
     }
 
     /// Whether an answer has no body, whatever its `Content-Length` and `Content-Encoding` say:

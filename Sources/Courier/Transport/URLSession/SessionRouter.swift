@@ -223,9 +223,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var arrived: (@Sendable (Response) -> Void, URLRequest)?  // Durable downloads (27)
         var started: (@Sendable (TransferProgress) -> Void, method: String?)?
         let http = response as? HTTPURLResponse
-        let isHop = http.map {
-            Redirects.isHop(status: $0.statusCode, location: $0.value(forHTTPHeaderField: "Location"))
-        }
+        let isHop = http.map(Self.isHop)
         let head = entries.withLock { entries -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
             Self.update(&entries[dataTask.taskIdentifier]) { entry in
                 entry.metrics.responseStart = entry.elapsed?()
@@ -393,11 +391,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// hands over).
     static func expectedLength(of response: URLResponse?, method: String?) -> Int64? {
         guard let http = response as? HTTPURLResponse else { return nil }
-        if ResponseBodyLimit.hasNoBody(status: http.statusCode, method: method) { return 0 }
-        let length = ResponseBodyLimit.contentLength(of: response)
-        guard length >= 0 else { return nil }
-        return ResponseBodyLimit.expectedLength(
-            contentLength: length, contentEncoding: http.value(forHTTPHeaderField: "Content-Encoding"))
+        return ResponseBodyLimit.expectedLength(status: http.statusCode, method: method) {
+            (ResponseBodyLimit.contentLength(of: http), http.value(forHTTPHeaderField: "Content-Encoding"))
+        }
+    }
+
+    /// Whether a head is a redirect Courier follows (or refuses with an error), not the answer.
+    static func isHop(_ http: HTTPURLResponse) -> Bool {
+        Redirects.isHop(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"))
     }
 
     func urlSession(
@@ -464,7 +465,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         // over (nor the body): the answer's head is known only now. Progress starts with it.
         if entry.head == .notArrived, entry.failure == nil, error == nil || entry.refusedChallenge,
             let progress = entry.progress, let http = task.response as? HTTPURLResponse,
-            !Redirects.isHop(status: http.statusCode, location: http.value(forHTTPHeaderField: "Location"))
+            !Self.isHop(http)
         {
             progress(.responseStarted(expectedLength: Self.expectedLength(of: http, method: entry.request.httpMethod)))
         }
