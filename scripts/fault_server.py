@@ -43,6 +43,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /empty                   200 with an empty body (Content-Length: 0)
   /redirect-no-location    302 without a Location (the answer, not a redirect), body "moved"
   /redirect-cut            302 to /ok with Content-Length 1000, sends 100 bytes of its body, closes
+  /challenge-cut           401 with a Basic challenge and Content-Length 1000, sends 100 bytes of its body, closes
+  /challenge-cut-chunked   the same 401, chunked: one chunk of 100 bytes, then closed mid-chunk
   /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
   /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
@@ -398,6 +400,14 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("302 Found", b"moved")
         elif path == "/redirect-cut":
             self.send(b"HTTP/1.1 302 Found\r\nLocation: /ok\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
+        elif path == "/challenge-cut":
+            self.send(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"fault\"\r\n"
+                b"Content-Length: 1000\r\n\r\n" + b"x" * 100)
+        elif path == "/challenge-cut-chunked":
+            self.send(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"fault\"\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n64\r\n" + b"x" * 100 + b"\r\n3e8\r\n" + b"x" * 10)
         elif path == "/close-mid-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
         elif path == "/short-body":

@@ -89,6 +89,42 @@ extension TransportConformance {
             }
             #expect(received <= 100)
         },
+        Check(
+            "a 401 whose body breaks off is a network error, never the part that came: in memory, to a file, streamed",
+            overTLS: false
+        ) { context in
+            // A challenge the transport answers (URLSession refuses it without a credential) makes
+            // the 401 the answer only once its body is whole: cut short of its Content-Length, or
+            // in the middle of a chunk, it fails as any cut body does.
+            for path in ["challenge-cut", "challenge-cut-chunked"] {
+                do throws(CourierError) {
+                    let response = try await context.provider().request(context.fault(path))
+                    Issue.record("\(path): answered \(response.statusCode) with \(response.data.count) bytes")
+                } catch {
+                    #expect(urlErrorCode(error) != nil, "\(path): \(error)")
+                    if path == "challenge-cut" { #expect(urlErrorCode(error) == .networkConnectionLost, "\(error)") }
+                }
+                let folder = try ScratchFolder()
+                defer { folder.remove() }
+                let destination = DownloadDestination.folder(folder.url) { _, _ in "denied.txt" }
+                do throws(CourierError) {
+                    let response = try await context.provider().request(
+                        context.fault(path, task: .download(destination)))
+                    Issue.record("\(path): downloaded \(response.statusCode)")
+                } catch {
+                    #expect(urlErrorCode(error) != nil, "\(path), to a file: \(error)")
+                }
+                #expect(folder.contents.isEmpty, "\(path)")
+                let stream = try await context.provider().stream(context.fault(path))
+                #expect(stream.statusCode == 401)
+                do {
+                    for try await _ in stream.chunks {}
+                    Issue.record("\(path): the stream ended without an error")
+                } catch {
+                    #expect((error as? CourierError).flatMap(urlErrorCode) != nil, "\(path), streamed: \(error)")
+                }
+            }
+        },
         Check("a cut POST is not retried by the default policy", overTLS: false) { context in
             let target = context.fault("close-mid-body", method: .post, task: .data(Data("x".utf8)))
             do throws(CourierError) {
