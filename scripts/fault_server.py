@@ -47,6 +47,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /challenge-cut-chunked   the same 401, chunked: one chunk of 100 bytes, then closed mid-chunk
   /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
+  /gzip-nothing?n=BYTES    a gzip body that decodes to nothing: its header, then empty stored deflate
+                           blocks, chunked, BYTES bytes in all (at most 1 GiB), then closed before its end
   /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
                            body (Content-Length set, Content-Encoding gzip); tail=zeros appends 512 zero bytes
   /big?n=BYTES             a plain body of BYTES bytes with Content-Length (streamed)
@@ -467,6 +469,20 @@ class Handler(socketserver.StreamRequestHandler):
                 chunk = BOMB[start:start + 16384]
                 self.send(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
             self.send(b"0\r\n\r\n")
+        elif path == "/gzip-nothing":
+            size = min(int(self.query.get("n", "0")), 1 << 30)
+            self.send(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+                      b"Connection: close\r\n\r\n")
+            # A stored block that is not the last, of length 0 (LEN 0, NLEN 0xFFFF): 5 bytes of nothing.
+            piece = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + b"\x00\x00\x00\xff\xff" * 13105
+            sent = 0
+            while sent < size:
+                try:
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                except OSError:
+                    return
+                sent += len(piece)
+                piece = b"\x00\x00\x00\xff\xff" * 13107
         elif path in ("/big", "/big-chunked"):
             size = min(int(self.query.get("n", "0")), 1 << 31)
             chunked = path == "/big-chunked"

@@ -68,6 +68,27 @@ struct HostileServerTests {
         #endif
     }
 
+    /// What `URLSessionTransport` cannot hold (documented in `Limits.maxResponseBytes`): a gzip
+    /// body that decodes to nothing passes the limit on decoded bytes, since the system decodes
+    /// before Courier sees a byte. On Linux the call reads the server's 8 MiB of nothing against a
+    /// 1 MiB limit and ends when the server does; only a timeout holds one that never ends.
+    /// (AsyncHTTPClientTransport, which decodes itself, fails it at the limit:
+    /// EncodedBodyOnTheWireTests.)
+    @Test func aCompressedBodyOfNothingIsHeldOnlyByATimeout() async throws {
+        let target = Fault(
+            path: "gzip-nothing?n=\(8 << 20)", timeout: .seconds(30), limits: Limits(maxResponseBytes: 1 << 20))
+        let error = await failure(target)
+        #if canImport(FoundationNetworking)
+            guard case .underlying(let underlying, _)? = error else {
+                Issue.record("expected the server's end (a cut body), got \(String(describing: error))")
+                return
+            }
+            #expect(underlying is URLError)
+        #else
+            #expect(error != nil)
+        #endif
+    }
+
     @Test(arguments: ["redirect-302-ftp", "redirect-302-file"])
     func followedRedirectsToOtherSchemesAreRefused(path: String) async {
         let error = await failure(Fault(path: path, timeout: .seconds(30)))

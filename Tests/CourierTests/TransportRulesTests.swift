@@ -47,6 +47,22 @@ struct TransportRulesTests {
         #expect(next.request.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
     }
 
+    /// A compressed body's bytes on the wire are held to the body limit, with room for what
+    /// compression adds to bytes it cannot shrink; a stream (no maximum) is never held.
+    @Test func theWireBytesOfAnEncodedBodyAreHeldToTheLimitWithAnAllowance() {
+        let memory = ResponseBodyLimit(toFile: false, limits: Limits(maxResponseBytes: 1 << 20))
+        let allowed: Int64 = (1 << 20) + 1_024 + 1_024
+        #expect(memory.crossed(onTheWire: allowed) == nil)
+        #expect(memory.crossed(onTheWire: allowed + 1) == .responseBody(limit: 1 << 20))
+        let file = ResponseBodyLimit(toFile: true, limits: Limits(maxDownloadBytes: 0))
+        #expect(file.crossed(onTheWire: 1_024) == nil)
+        #expect(file.crossed(onTheWire: 1_025) == .downloadBody(limit: 0))
+        let stream = ResponseBodyLimit(streaming: .default)
+        #expect(stream.crossed(onTheWire: .max) == nil)
+        let unlimited = ResponseBodyLimit(toFile: false, limits: Limits(maxResponseBytes: .max))
+        #expect(unlimited.crossed(onTheWire: .max) == nil)
+    }
+
     @Test func aFileBodyIsKeptBy307AndDroppedWhenTheRequestBecomesGet() throws {
         let file = URL(fileURLWithPath: "/tmp/upload.bin")
         let kept = try #require(

@@ -10,7 +10,8 @@ import Foundation
 /// compression), the decompression ratio (``Limits/maxDecompressionRatio``).
 ///
 /// A transport makes one per response and calls ``crossed(by:head:)`` with the decoded bytes
-/// received so far after every chunk; a limit crossed ends the transfer with
+/// received so far after every chunk (and, if it decodes bodies itself, ``crossed(onTheWire:)``
+/// with the encoded ones); a limit crossed ends the transfer with
 /// ``CourierError/limitExceeded(_:)``. ``URLSessionTransport`` and `AsyncHTTPClientTransport` both
 /// enforce their limits through it, so they refuse the same responses.
 public struct ResponseBodyLimit: Sendable {
@@ -127,6 +128,19 @@ public struct ResponseBodyLimit: Sendable {
             let http = response as? HTTPURLResponse
             return (Self.contentLength(of: response), http?.value(forHTTPHeaderField: "Content-Encoding"))
         }
+    }
+
+    /// The limit crossed by a content-encoded body of `wireBytes` bytes as they came off the wire
+    /// (before decoding), if any, for a transport that decodes bodies itself.
+    ///
+    /// ``crossed(by:head:)`` holds the decoded bytes. A body that decodes to little or nothing
+    /// (empty deflate blocks, sent without end) passes it, and the ratio check, forever; this
+    /// holds it to ``maximum`` as well, with room for what compression adds to bytes it cannot
+    /// shrink (1/1024 of the limit and 1 KiB). Not for a stream, whose ``maximum`` is none.
+    /// - Parameter wireBytes: The encoded bytes received so far.
+    public func crossed(onTheWire wireBytes: Int64) -> LimitExceeded? {
+        let (allowed, overflow) = maximum.addingReportingOverflow(maximum / 1_024 + 1_024)
+        return !overflow && wireBytes > allowed ? failure : nil
     }
 
     /// `head` is read once, when the body first passes ``ratioFloor``.

@@ -108,10 +108,14 @@ struct Exchange: Sendable {
         var limit = limit
         let inflater = Inflater(contentEncoding: contentEncoding)
         var received: Int64 = 0
+        var wire: Int64 = 0
         do {
             for try await buffer in response.body {
                 let decoded: Piece
                 if let inflater {
+                    // Held on the wire too: a body of empty deflate blocks decodes to nothing.
+                    wire += Int64(buffer.readableBytes)
+                    if let crossed = limit.crossed(onTheWire: wire) { throw CourierError.limitExceeded(crossed) }
                     var data = Data()
                     try buffer.withUnsafeReadableBytes { bytes in
                         try inflater.decode(bytes) { part in
