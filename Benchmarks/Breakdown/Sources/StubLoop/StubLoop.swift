@@ -61,10 +61,9 @@ enum StubLoop {
         let transportAlone = arguments.count > 2 && arguments[2] == "transport"
         let decodeAlone = arguments.count > 2 && arguments[2] == "rawdecode"
         let plugins = arguments.count > 2 && arguments[2] == "plugins"
-        let executor = InlineExecutor()
         let done = Box(false)
         let checksum = Box(0)
-        Task(executorPreference: executor) {
+        let loop: @Sendable () async -> Void = {
             let transport = MemoryTransport()
             let provider = Provider<Small>(
                 stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
@@ -105,6 +104,19 @@ enum StubLoop {
             }
             done.value = true
         }
+        // STUBLOOP_TASK=immediate: the loop on a task with no executor preference, started on the
+        // main thread by `Task.immediate` (a loop that never suspends ends before it returns). It
+        // counts the same as the default (RESULTS.md, "the rest"): the status-record lock in each
+        // executor check is not the preference's.
+        if ProcessInfo.processInfo.environment["STUBLOOP_TASK"] == "immediate" {
+            guard #available(macOS 26.0, *) else { fatalError("Task.immediate needs macOS 26") }
+            Task.immediate(operation: loop)
+            guard done.value else { fatalError("the loop suspended: run it without STUBLOOP_TASK") }
+            print("StubLoop: \(count) requests, checksum \(checksum.value), Task.immediate")
+            return
+        }
+        let executor = InlineExecutor()
+        Task(executorPreference: executor, operation: loop)
         executor.drain { done.value }
         print("StubLoop: \(count) requests, checksum \(checksum.value), jobs \(executor.ran)")
     }
