@@ -52,11 +52,11 @@ import Testing
 
     func exchange(
         _ body: some AsyncSequence<ByteBuffer, Never> & Sendable, destination: Transfer.Destination = .memory,
-        limits: Limits
+        limits: Limits, encoding: String = "gzip"
     ) throws -> Exchange {
         let url = try #require(URL(string: "http://127.0.0.1/nothing"))
         let response = HTTPClientResponse(
-            status: .ok, headers: HTTPHeaders([("Content-Encoding", "gzip")]), body: .stream(body))
+            status: .ok, headers: HTTPHeaders([("Content-Encoding", encoding)]), body: .stream(body))
         let transfer = Transfer(request: URLRequest(url: url), destination: destination, limits: limits)
         let head = try AsyncHTTPClientTransport.head(of: response, request: transfer.request)
         return Exchange(
