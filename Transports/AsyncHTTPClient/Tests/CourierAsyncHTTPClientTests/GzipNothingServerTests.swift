@@ -51,6 +51,30 @@ struct GzipNothingServerTests {
         #expect(await retries.count == 0)
     }
 
+    /// Progress while a body of nothing arrives: no byte is reported (none is handed over), no
+    /// fraction is made of an unknown length, and the events end with the limit's error.
+    @Test func progressOfABodyOfNothingReportsNoBytes() async throws {
+        let target = try target(64 << 20)
+        let provider = Provider<Target>(
+            transport: AsyncHTTPClientTransport(), limits: Limits(maxResponseBytes: 1 << 20), retryPolicy: .default)
+        var events: [ProgressEvent] = []
+        do throws(CourierError) {
+            for try await event in provider.requestWithProgress(target) { events.append(event) }
+            Issue.record("ended without an error after \(events.count) events")
+        } catch {
+            guard case .limitExceeded(.responseBody(let limit)) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(limit == 1 << 20)
+        }
+        #expect(events.count <= 3)
+        for event in events {
+            #expect((event.download?.completed ?? 0) == 0)
+            #expect(event.fraction.map { $0.isFinite } ?? true)
+        }
+    }
+
     @Test func aDownloadOfNothingFailsAtTheLimitAndLeavesNoFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
