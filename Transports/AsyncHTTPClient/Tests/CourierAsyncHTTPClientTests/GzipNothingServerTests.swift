@@ -1,5 +1,6 @@
 import Courier
 import CourierAsyncHTTPClient
+import CourierTesting
 import CourierTransportConformance
 import Foundation
 import Testing
@@ -109,5 +110,31 @@ struct GzipNothingServerTests {
             for try await _ in stream.chunks { chunks += 1 }
         }
         #expect(chunks == 0)
+    }
+
+    /// A stream's idle timeout holds a body of nothing as it holds a stalled one: bytes keep
+    /// coming, but none is handed over, so the reader's wait for the next chunk runs out (on a
+    /// test clock, moved once the reader waits) while the server still sends (1 GiB).
+    @Test func aStreamOfNothingIsHeldByItsIdleTimeout() async throws {
+        let clock = TestClock()
+        let provider = Provider<Target>(transport: AsyncHTTPClientTransport(), clock: clock)
+        let stream = try await provider.stream(try target(1 << 30), idleTimeout: .seconds(5))
+        let reader = Task { () -> (chunks: Int, error: CourierError?) in
+            var chunks = 0
+            do {
+                for try await _ in stream.chunks { chunks += 1 }
+                return (chunks, nil)
+            } catch {
+                return (chunks, error as? CourierError)
+            }
+        }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(5))
+        let (chunks, error) = await reader.value
+        #expect(chunks == 0)
+        guard case .timedOut? = error else {
+            Issue.record("expected the idle timeout, got \(String(describing: error))")
+            return
+        }
     }
 }
