@@ -15,7 +15,7 @@ struct GzipNothingServerTests {
         var baseURL: URL
         var bytes: Int
         var task: HTTPTask
-        var path: String { "gzip-nothing" }
+        var path = "gzip-nothing"
         var headers: [String: String] { [:] }
     }
 
@@ -74,6 +74,18 @@ struct GzipNothingServerTests {
             #expect((event.download?.completed ?? 0) == 0)
             #expect(event.fraction.map { $0.isFinite } ?? true)
         }
+    }
+
+    /// A redirect whose body is nothing, 1 GiB of it: its body is read no further than a redirect's
+    /// (64 KiB) and dropped, and the redirect is followed.
+    @Test func aRedirectOfNothingIsFollowed() async throws {
+        var target = try target(1 << 30)
+        target.path = "redirect-gzip-nothing"
+        let provider = Provider<Target>(
+            transport: AsyncHTTPClientTransport(), limits: Limits(maxResponseBytes: 1 << 20))
+        let response = try await provider.request(target)
+        #expect(response.statusCode == 200)
+        #expect(response.request?.url?.path == "/ok")
     }
 
     @Test func aDownloadOfNothingFailsAtTheLimitAndLeavesNoFile() async throws {
