@@ -100,6 +100,24 @@ import Testing
         #expect(await pulls.count <= 18)
     }
 
+    /// Nothing as gzip members: each empty member (20 bytes) ends, and the next starts, so the
+    /// body is never cut short, and never decodes to a byte.
+    @Test func emptyGzipMembersWithoutEndFailAtTheLimit() async throws {
+        let member: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF, 0x03, 0] + [UInt8](repeating: 0, count: 8)
+        let chunk = [[UInt8]](repeating: member, count: 3_276).flatMap { $0 }
+        let pulls = BytesAfterTheBodyTests.Pulls()
+        await #expect {
+            _ = try await exchange(
+                FlushedEncodedBodyTests.Counted(parts: Array(repeating: chunk, count: 64), pulls: pulls),
+                limits: Limits(maxResponseBytes: 1 << 20)
+            ).collect()
+        } throws: { error in
+            guard case .limitExceeded(.responseBody(let limit)) = error as? CourierError else { return false }
+            return limit == 1 << 20
+        }
+        #expect(await pulls.count <= 18)
+    }
+
     @Test func aBodyOfNothingFailsAtTheLimitToAFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
