@@ -49,6 +49,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
   /gzip-nothing?n=BYTES    a gzip body that decodes to nothing: its header, then empty stored deflate
                            blocks, chunked, BYTES bytes in all (at most 1 GiB), then closed before its end
+  /redirect-gzip-nothing?n=BYTES  302 to /ok whose body is /gzip-nothing's (BYTES bytes of empty stored
+                           blocks, chunked, at most 1 GiB), then closed
   /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
                            body (Content-Length set, Content-Encoding gzip); tail=zeros appends 512 zero bytes
   /big?n=BYTES             a plain body of BYTES bytes with Content-Length (streamed)
@@ -469,9 +471,10 @@ class Handler(socketserver.StreamRequestHandler):
                 chunk = BOMB[start:start + 16384]
                 self.send(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
             self.send(b"0\r\n\r\n")
-        elif path == "/gzip-nothing":
+        elif path in ("/gzip-nothing", "/redirect-gzip-nothing"):
             size = min(int(self.query.get("n", "0")), 1 << 30)
-            self.send(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
+            status = b"302 Found\r\nLocation: /ok" if path == "/redirect-gzip-nothing" else b"200 OK"
+            self.send(b"HTTP/1.1 " + status + b"\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n"
                       b"Connection: close\r\n\r\n")
             # A stored block that is not the last, of length 0 (LEN 0, NLEN 0xFFFF): 5 bytes of nothing.
             piece = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + b"\x00\x00\x00\xff\xff" * 13105

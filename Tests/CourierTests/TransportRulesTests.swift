@@ -47,20 +47,26 @@ struct TransportRulesTests {
         #expect(next.request.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
     }
 
-    /// A compressed body's bytes on the wire are held to the body limit, with room for what
-    /// compression adds to bytes it cannot shrink; a stream (no maximum) is never held.
+    /// A compressed body's bytes on the wire, beyond those they decoded to, are held to the body
+    /// limit, with room for what compression adds; a stream (no maximum) is never held.
     @Test func theWireBytesOfAnEncodedBodyAreHeldToTheLimitWithAnAllowance() {
         let memory = ResponseBodyLimit(toFile: false, limits: Limits(maxResponseBytes: 1 << 20))
         let allowed: Int64 = (1 << 20) + 1_024 + 1_024
-        #expect(memory.crossed(onTheWire: allowed) == nil)
-        #expect(memory.crossed(onTheWire: allowed + 1) == .responseBody(limit: 1 << 20))
+        #expect(memory.crossed(onTheWire: allowed, decoded: 0) == nil)
+        #expect(memory.crossed(onTheWire: allowed + 1, decoded: 0) == .responseBody(limit: 1 << 20))
+        // What the wire bytes decoded to is not held here (the limit on decoded bytes holds it).
+        #expect(memory.crossed(onTheWire: allowed + (1 << 20), decoded: 1 << 20) == nil)
+        #expect(memory.crossed(onTheWire: allowed + (1 << 20) + 1, decoded: 1 << 20) == .responseBody(limit: 1 << 20))
+        // More decoded than came (a body that compresses) is within it; a negative count is none.
+        #expect(memory.crossed(onTheWire: allowed + 1, decoded: .max) == nil)
+        #expect(memory.crossed(onTheWire: allowed + 1, decoded: -1) == .responseBody(limit: 1 << 20))
         let file = ResponseBodyLimit(toFile: true, limits: Limits(maxDownloadBytes: 0))
-        #expect(file.crossed(onTheWire: 1_024) == nil)
-        #expect(file.crossed(onTheWire: 1_025) == .downloadBody(limit: 0))
+        #expect(file.crossed(onTheWire: 1_024, decoded: 0) == nil)
+        #expect(file.crossed(onTheWire: 1_025, decoded: 0) == .downloadBody(limit: 0))
         let stream = ResponseBodyLimit(streaming: .default)
-        #expect(stream.crossed(onTheWire: .max) == nil)
+        #expect(stream.crossed(onTheWire: .max, decoded: 0) == nil)
         let unlimited = ResponseBodyLimit(toFile: false, limits: Limits(maxResponseBytes: .max))
-        #expect(unlimited.crossed(onTheWire: .max) == nil)
+        #expect(unlimited.crossed(onTheWire: .max, decoded: 0) == nil)
     }
 
     @Test func aFileBodyIsKeptBy307AndDroppedWhenTheRequestBecomesGet() throws {

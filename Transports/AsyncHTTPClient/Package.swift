@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CourierTransportConformance", package: "Courier"),
+                .product(name: "CourierTesting", package: "Courier"),
             ]
         ),
     ],

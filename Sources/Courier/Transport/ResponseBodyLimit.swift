@@ -10,8 +10,8 @@ import Foundation
 /// compression), the decompression ratio (``Limits/maxDecompressionRatio``).
 ///
 /// A transport makes one per response and calls ``crossed(by:head:)`` with the decoded bytes
-/// received so far after every chunk (and, if it decodes bodies itself, ``crossed(onTheWire:)``
-/// with the encoded ones); a limit crossed ends the transfer with
+/// received so far after every chunk (and, if it decodes bodies itself,
+/// ``crossed(onTheWire:decoded:)`` with the encoded ones); a limit crossed ends the transfer with
 /// ``CourierError/limitExceeded(_:)``. ``URLSessionTransport`` and `AsyncHTTPClientTransport` both
 /// enforce their limits through it, so they refuse the same responses.
 public struct ResponseBodyLimit: Sendable {
@@ -131,16 +131,22 @@ public struct ResponseBodyLimit: Sendable {
     }
 
     /// The limit crossed by a content-encoded body of `wireBytes` bytes as they came off the wire
-    /// (before decoding), if any, for a transport that decodes bodies itself.
+    /// (before decoding), which have decoded to `decoded` bytes so far, if any, for a transport
+    /// that decodes bodies itself.
     ///
     /// ``crossed(by:head:)`` holds the decoded bytes. A body that decodes to little or nothing
     /// (empty deflate blocks, sent without end) passes it, and the ratio check, forever; this
-    /// holds it to ``maximum`` as well, with room for what compression adds to bytes it cannot
-    /// shrink (1/1024 of the limit and 1 KiB). Not for a stream, whose ``maximum`` is none.
-    /// - Parameter wireBytes: The encoded bytes received so far.
-    public func crossed(onTheWire wireBytes: Int64) -> LimitExceeded? {
+    /// holds the wire bytes in excess of the decoded ones (`wireBytes - decoded`) to ``maximum``
+    /// as well, with 1/1024 of it and 1 KiB over it allowed. What an encoder adds to a body within the limit (an empty
+    /// block at every flush, a header and trailer per gzip member, bytes it cannot shrink) is
+    /// allowed up to that much, so such a body passes, and no body within the limit takes more
+    /// than about twice the limit on the wire. Not for a stream, whose ``maximum`` is none.
+    /// - Parameters:
+    ///   - wireBytes: The encoded bytes received so far.
+    ///   - decoded: The bytes they decoded to.
+    public func crossed(onTheWire wireBytes: Int64, decoded: Int64) -> LimitExceeded? {
         let (allowed, overflow) = maximum.addingReportingOverflow(maximum / 1_024 + 1_024)
-        return !overflow && wireBytes > allowed ? failure : nil
+        return !overflow && wireBytes - max(0, min(decoded, wireBytes)) > allowed ? failure : nil
     }
 
     /// `head` is read once, when the body first passes ``ratioFloor``.

@@ -113,9 +113,7 @@ struct Exchange: Sendable {
             for try await buffer in response.body {
                 let decoded: Piece
                 if let inflater {
-                    // Held on the wire too: a body of empty deflate blocks decodes to nothing.
                     wire += Int64(buffer.readableBytes)
-                    if let crossed = limit.crossed(onTheWire: wire) { throw CourierError.limitExceeded(crossed) }
                     var data = Data()
                     try buffer.withUnsafeReadableBytes { bytes in
                         try inflater.decode(bytes) { part in
@@ -125,6 +123,11 @@ struct Exchange: Sendable {
                             }
                             data.append(part)
                         }
+                    }
+                    // Held on the wire too, once the chunk is decoded (what it decodes to is not
+                    // overhead): a body of empty deflate blocks decodes to nothing.
+                    if let crossed = limit.crossed(onTheWire: wire, decoded: received) {
+                        throw CourierError.limitExceeded(crossed)
                     }
                     decoded = .decoded(data)
                 } else {

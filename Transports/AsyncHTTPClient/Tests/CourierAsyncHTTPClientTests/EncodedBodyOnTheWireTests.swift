@@ -22,6 +22,8 @@ import Testing
         static let blocks = [[UInt8]](repeating: [0, 0, 0, 0xFF, 0xFF], count: 13_107).flatMap { $0 }
         let chunks: Int
         let pulls: BytesAfterTheBodyTests.Pulls
+        /// What comes before the blocks: a gzip header, a zlib header, or nothing (raw deflate).
+        var header = NothingBody.header
 
         struct AsyncIterator: AsyncIteratorProtocol {
             let sequence: NothingBody
@@ -31,7 +33,7 @@ import Testing
                 defer { index += 1 }
                 guard index <= sequence.chunks else { return nil }
                 await sequence.pulls.add()
-                return ByteBuffer(bytes: index == 0 ? NothingBody.header : NothingBody.blocks)
+                return ByteBuffer(bytes: index == 0 ? sequence.header : NothingBody.blocks)
             }
         }
 
@@ -52,11 +54,11 @@ import Testing
 
     func exchange(
         _ body: some AsyncSequence<ByteBuffer, Never> & Sendable, destination: Transfer.Destination = .memory,
-        limits: Limits
+        limits: Limits, encoding: String = "gzip"
     ) throws -> Exchange {
         let url = try #require(URL(string: "http://127.0.0.1/nothing"))
         let response = HTTPClientResponse(
-            status: .ok, headers: HTTPHeaders([("Content-Encoding", "gzip")]), body: .stream(body))
+            status: .ok, headers: HTTPHeaders([("Content-Encoding", encoding)]), body: .stream(body))
         let transfer = Transfer(request: URLRequest(url: url), destination: destination, limits: limits)
         let head = try AsyncHTTPClientTransport.head(of: response, request: transfer.request)
         return Exchange(
@@ -78,6 +80,44 @@ import Testing
         #expect(await pulls.count <= 18)
     }
 
+    /// The same nothing in every way a body can be encoded: a zlib-wrapped or raw deflate body
+    /// (raw is tried once the zlib header is refused), and gzip named in a list with `identity`.
+    @Test(arguments: [
+        ("deflate", [UInt8]([0x78, 0x9C])), ("deflate", []), ("gzip, identity", NothingBody.header),
+        ("identity, GZIP", NothingBody.header),
+    ])
+    func aBodyOfNothingFailsAtTheLimitWhateverItsEncoding(encoding: String, header: [UInt8]) async throws {
+        let pulls = BytesAfterTheBodyTests.Pulls()
+        let limits = Limits(maxResponseBytes: 1 << 20)
+        await #expect {
+            _ = try await exchange(
+                NothingBody(chunks: 4_096, pulls: pulls, header: header), limits: limits, encoding: encoding
+            ).collect()
+        } throws: { error in
+            guard case .limitExceeded(.responseBody(let limit)) = error as? CourierError else { return false }
+            return limit == 1 << 20
+        }
+        #expect(await pulls.count <= 18)
+    }
+
+    /// Nothing as gzip members: each empty member (20 bytes) ends, and the next starts, so the
+    /// body is never cut short, and never decodes to a byte.
+    @Test func emptyGzipMembersWithoutEndFailAtTheLimit() async throws {
+        let member: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF, 0x03, 0] + [UInt8](repeating: 0, count: 8)
+        let chunk = [[UInt8]](repeating: member, count: 3_276).flatMap { $0 }
+        let pulls = BytesAfterTheBodyTests.Pulls()
+        await #expect {
+            _ = try await exchange(
+                FlushedEncodedBodyTests.Counted(parts: Array(repeating: chunk, count: 64), pulls: pulls),
+                limits: Limits(maxResponseBytes: 1 << 20)
+            ).collect()
+        } throws: { error in
+            guard case .limitExceeded(.responseBody(let limit)) = error as? CourierError else { return false }
+            return limit == 1 << 20
+        }
+        #expect(await pulls.count <= 18)
+    }
+
     @Test func aBodyOfNothingFailsAtTheLimitToAFile() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -94,6 +134,32 @@ import Testing
         }
         #expect(await pulls.count <= 18)
         #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    /// The smallest limits: a body within them passes, its header and trailer (20 bytes for an
+    /// empty gzip body) on the wire notwithstanding; one byte over fails on the decoded bytes.
+    static let tinyAndHuge: [(limit: Int64, size: Int, passes: Bool)] = [
+        (0, 0, true), (0, 1, false), (1, 1, true), (1, 2, false), (.max - 1, 1_000, true),
+    ]
+
+    @Test(arguments: tinyAndHuge)
+    func tinyAndHugeLimitsHoldTheDecodedBody(limit: Int64, size: Int, passes: Bool) async throws {
+        let plain = Data(repeating: 0x61, count: size)
+        for windowBits: Int32 in [31, 15, -15] {
+            let body = Chunks(parts: [Array(try compress(plain, windowBits: windowBits))])
+            let exchange = try exchange(
+                body, limits: Limits(maxResponseBytes: limit), encoding: windowBits == 31 ? "gzip" : "deflate")
+            do {
+                let answer = try await exchange.collect()
+                #expect(passes && answer.data == plain, "\(windowBits)")
+            } catch {
+                guard case .limitExceeded(.responseBody(limit)) = error as? CourierError else {
+                    Issue.record("\(windowBits): \(error)")
+                    continue
+                }
+                #expect(!passes, "\(windowBits)")
+            }
+        }
     }
 
     /// Bytes compression cannot shrink come out a little larger on the wire (stored blocks, the
