@@ -45,11 +45,12 @@ public struct Limits: Sendable, Hashable {
     /// The largest response body kept in memory, counted after decompression. Default:
     /// ``defaultMaxResponseBytes`` (64 MiB). A body announced larger (`Content-Length`) fails
     /// before it is read. A transport that decodes bodies itself (`AsyncHTTPClientTransport`)
-    /// holds what a compressed body's bytes on the wire exceed its decoded bytes by to it as well
-    /// (1/1024 and 1 KiB over it allowed), so a body that decodes to nothing cannot be sent
-    /// without end, while one within the limit passes whatever its encoder adds; see
-    /// ``ResponseBodyLimit/crossed(onTheWire:decoded:)``. `URLSessionTransport` cannot: the system decodes
-    /// before Courier sees a byte, and a body that decodes to nothing is held only by a timeout.
+    /// also holds to it what a compressed body's encoding adds on the wire (the bytes received
+    /// beyond those they decode to; 1/1024 and 1 KiB over it allowed), so a body that decodes to
+    /// nothing cannot be sent without end, while one within the limit passes whatever its encoder
+    /// adds; see ``ResponseBodyLimit/crossed(onTheWire:decoded:)``. `URLSessionTransport` cannot:
+    /// the system decodes before Courier sees a byte, and a body that decodes to nothing is held
+    /// only by a timeout.
     public var maxResponseBytes: Int64
     /// The largest body a download writes to disk, counted after decompression. Default:
     /// ``defaultMaxDownloadBytes`` (16 GiB). Held on the wire as ``maxResponseBytes`` is.

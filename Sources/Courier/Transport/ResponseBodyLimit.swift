@@ -137,10 +137,11 @@ public struct ResponseBodyLimit: Sendable {
     /// ``crossed(by:head:)`` holds the decoded bytes. A body that decodes to little or nothing
     /// (empty deflate blocks, sent without end) passes it, and the ratio check, forever; this
     /// holds the wire bytes in excess of the decoded ones (`wireBytes - decoded`) to ``maximum``
-    /// as well, with 1/1024 of it and 1 KiB over it allowed. What an encoder adds to a body within the limit (an empty
-    /// block at every flush, a header and trailer per gzip member, bytes it cannot shrink) is
-    /// allowed up to that much, so such a body passes, and no body within the limit takes more
-    /// than about twice the limit on the wire. Not for a stream, whose ``maximum`` is none.
+    /// as well, with 1/1024 of it and 1 KiB over it allowed. What an encoder adds to a body within
+    /// the limit (an empty block at every flush, a header and trailer per gzip member, bytes it
+    /// cannot shrink) is allowed up to that much, so such a body passes, and no body within the
+    /// limit takes more than about twice the limit on the wire. Not for a stream, whose
+    /// ``maximum`` is none.
     /// - Parameters:
     ///   - wireBytes: The encoded bytes received so far.
     ///   - decoded: The bytes they decoded to.
