@@ -57,7 +57,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /big-chunked?n=BYTES     the same, chunked
   /cookie-flood?i=I        50 cookies of 4 KB each, named cI_0 … cI_49
   /disposition             a download whose Content-Disposition name is hostile
-  /slow-sink?stall=S       reads the request body 16 KB every 20 ms (at most STALL s, or S ≤ 60), then 200
+  /slow-sink?stall=S&hold=N reads the request body 16 KB every 20 ms (at most STALL s, or S ≤ 60), then 200;
+                           with hold, reads nothing after N bytes until then or until the client leaves
   /sse                     Server-Sent Events written in pieces that split lines and CRLFs, with
                            comments and retry; ends (close) in the middle of a last event
   /sse-drop                the same events, chunked, then the connection closed mid-chunk
@@ -96,6 +97,7 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
 import gzip
 import hashlib
 import json
+import select
 import socket
 import socketserver
 import struct
@@ -161,8 +163,14 @@ class Handler(socketserver.StreamRequestHandler):
             # not be answered before its client notices what it is checking for.
             query = dict(part.split("=", 1) for part in path.partition("?")[2].split("&") if "=" in part)
             deadline = time.time() + min(60.0, float(query.get("stall", STALL)))
+            # ?hold=N: after N bytes, read nothing more until the deadline or the client leaves, so
+            # the client cannot finish sending however late it looks at its own progress.
+            hold = int(query.get("hold", "-1"))
             left = length
             while left > 0 and time.time() < deadline:
+                if 0 <= hold <= length - left:
+                    self.wait_for_close(deadline)
+                    break
                 piece = self.rfile.read(min(left, 16384))
                 if not piece:
                     break
@@ -174,6 +182,19 @@ class Handler(socketserver.StreamRequestHandler):
         self.query = dict(
             pair.split("=", 1) for pair in (path.split("?", 1) + [""])[1].split("&") if "=" in pair)
         return method, path.split("?")[0], headers, body
+
+    def wait_for_close(self, deadline):
+        """Waits, reading nothing, until the client closes the connection or `deadline` passes."""
+        while time.time() < deadline:
+            ready, _, _ = select.select([self.connection], [], [], min(0.2, max(0.0, deadline - time.time())))
+            if not ready:
+                continue
+            try:
+                if not self.connection.recv(1, socket.MSG_PEEK):
+                    return
+            except OSError:
+                return
+            time.sleep(0.05)
 
     def body_pieces(self, headers, length):
         """The request body in pieces, by Content-Length or chunked, without holding it whole."""
