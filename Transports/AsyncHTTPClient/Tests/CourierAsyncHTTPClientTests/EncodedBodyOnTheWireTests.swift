@@ -69,12 +69,10 @@ import Testing
     @Test func aBodyOfNothingFailsAtTheLimitInMemory() async throws {
         let pulls = BytesAfterTheBodyTests.Pulls()
         let limits = Limits(maxResponseBytes: 1 << 20)
-        await #expect {
-            _ = try await exchange(NothingBody(chunks: 4_096, pulls: pulls), limits: limits).collect()
-        } throws: { error in
-            guard case .limitExceeded(.responseBody(let limit)) = error as? CourierError else { return false }
-            return limit == 1 << 20
-        }
+        await #expect(
+            performing: {
+                _ = try await exchange(NothingBody(chunks: 4_096, pulls: pulls), limits: limits).collect()
+            }, throws: exceeded(.responseBody(limit: 1 << 20)))
         // The header, 16 chunks of 65,535 bytes (just under 1 MiB, with the allowance), and the
         // one that crosses it.
         #expect(await pulls.count <= 18)
@@ -89,14 +87,12 @@ import Testing
     func aBodyOfNothingFailsAtTheLimitWhateverItsEncoding(encoding: String, header: [UInt8]) async throws {
         let pulls = BytesAfterTheBodyTests.Pulls()
         let limits = Limits(maxResponseBytes: 1 << 20)
-        await #expect {
-            _ = try await exchange(
-                NothingBody(chunks: 4_096, pulls: pulls, header: header), limits: limits, encoding: encoding
-            ).collect()
-        } throws: { error in
-            guard case .limitExceeded(.responseBody(let limit)) = error as? CourierError else { return false }
-            return limit == 1 << 20
-        }
+        await #expect(
+            performing: {
+                _ = try await exchange(
+                    NothingBody(chunks: 4_096, pulls: pulls, header: header), limits: limits, encoding: encoding
+                ).collect()
+            }, throws: exceeded(.responseBody(limit: 1 << 20)))
         #expect(await pulls.count <= 18)
     }
 
@@ -106,15 +102,13 @@ import Testing
         let member: [UInt8] = [0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF, 0x03, 0] + [UInt8](repeating: 0, count: 8)
         let chunk = [[UInt8]](repeating: member, count: 3_276).flatMap { $0 }
         let pulls = BytesAfterTheBodyTests.Pulls()
-        await #expect {
-            _ = try await exchange(
-                FlushedEncodedBodyTests.Counted(parts: Array(repeating: chunk, count: 64), pulls: pulls),
-                limits: Limits(maxResponseBytes: 1 << 20)
-            ).collect()
-        } throws: { error in
-            guard case .limitExceeded(.responseBody(let limit)) = error as? CourierError else { return false }
-            return limit == 1 << 20
-        }
+        await #expect(
+            performing: {
+                _ = try await exchange(
+                    FlushedEncodedBodyTests.Counted(parts: Array(repeating: chunk, count: 64), pulls: pulls),
+                    limits: Limits(maxResponseBytes: 1 << 20)
+                ).collect()
+            }, throws: exceeded(.responseBody(limit: 1 << 20)))
         #expect(await pulls.count <= 18)
     }
 
@@ -125,13 +119,13 @@ import Testing
         let file = folder.appendingPathComponent("nothing")
         let pulls = BytesAfterTheBodyTests.Pulls()
         let limits = Limits(maxDownloadBytes: 1 << 20)
-        await #expect {
-            _ = try await exchange(NothingBody(chunks: 4_096, pulls: pulls), destination: .file(file), limits: limits)
+        await #expect(
+            performing: {
+                _ = try await exchange(
+                    NothingBody(chunks: 4_096, pulls: pulls), destination: .file(file), limits: limits
+                )
                 .download(to: file)
-        } throws: { error in
-            guard case .limitExceeded(.downloadBody(let limit)) = error as? CourierError else { return false }
-            return limit == 1 << 20
-        }
+            }, throws: exceeded(.downloadBody(limit: 1 << 20)))
         #expect(await pulls.count <= 18)
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
@@ -165,12 +159,7 @@ import Testing
     /// Bytes compression cannot shrink come out a little larger on the wire (stored blocks, the
     /// gzip header and trailer): a body that decodes to exactly the limit still passes.
     @Test func anIncompressibleBodyAtTheLimitPasses() async throws {
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let plain = Data(
-            (0..<(256 << 10)).map { _ in
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                return UInt8(truncatingIfNeeded: state >> 56)
-            })
+        let plain = incompressible(256 << 10)
         let compressed = try compress(plain, windowBits: 31)
         #expect(compressed.count > plain.count)
         let parts = stride(from: 0, to: compressed.count, by: 16_384).map {

@@ -39,16 +39,8 @@ struct GzipNothingServerTests {
         let provider = Provider<Target>(
             transport: AsyncHTTPClientTransport(), plugins: [retries], limits: Limits(maxResponseBytes: 1 << 20),
             retryPolicy: .default)
-        do throws(CourierError) {
-            let response = try await provider.request(target)
-            Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
-        } catch {
-            guard case .limitExceeded(.responseBody(let limit)) = error else {
-                Issue.record("\(error)")
-                return
-            }
-            #expect(limit == 1 << 20)
-        }
+        await #expect(
+            performing: { try await provider.request(target) }, throws: exceeded(.responseBody(limit: 1 << 20)))
         #expect(await retries.count == 0)
     }
 
@@ -59,16 +51,9 @@ struct GzipNothingServerTests {
         let provider = Provider<Target>(
             transport: AsyncHTTPClientTransport(), limits: Limits(maxResponseBytes: 1 << 20), retryPolicy: .default)
         var events: [ProgressEvent] = []
-        do throws(CourierError) {
-            for try await event in provider.requestWithProgress(target) { events.append(event) }
-            Issue.record("ended without an error after \(events.count) events")
-        } catch {
-            guard case .limitExceeded(.responseBody(let limit)) = error else {
-                Issue.record("\(error)")
-                return
-            }
-            #expect(limit == 1 << 20)
-        }
+        await #expect(
+            performing: { for try await event in provider.requestWithProgress(target) { events.append(event) } },
+            throws: exceeded(.responseBody(limit: 1 << 20)))
         #expect(events.count <= 3)
         for event in events {
             #expect((event.download?.completed ?? 0) == 0)
@@ -98,16 +83,8 @@ struct GzipNothingServerTests {
         let target = try target(
             64 << 20, task: .downloadParameters(["n": .int(64 << 20)], encoding: .queryString, destination: destination)
         )
-        do throws(CourierError) {
-            let response = try await provider.request(target)
-            Issue.record("downloaded \(response.statusCode)")
-        } catch {
-            guard case .limitExceeded(.downloadBody(let limit)) = error else {
-                Issue.record("\(error)")
-                return
-            }
-            #expect(limit == 1 << 20)
-        }
+        await #expect(
+            performing: { try await provider.request(target) }, throws: exceeded(.downloadBody(limit: 1 << 20)))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
     }
 

@@ -12,26 +12,6 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Compresses `data` with zlib: `windowBits` 31 is gzip, 15 zlib-wrapped deflate, -15 raw deflate.
-func compress(_ data: Data, windowBits: Int32) throws -> Data {
-    var stream = z_stream()
-    guard courier_deflate_init(&stream, windowBits) == Z_OK else { throw URLError(.unknown) }
-    defer { deflateEnd(&stream) }
-    var input = data
-    var output = Data(count: Int(deflateBound(&stream, uLong(data.count))) + 64)
-    let count = input.withUnsafeMutableBytes { source in
-        output.withUnsafeMutableBytes { target in
-            stream.next_in = source.baseAddress?.assumingMemoryBound(to: Bytef.self)
-            stream.avail_in = uInt(source.count)
-            stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(target.count)
-            _ = deflate(&stream, Z_FINISH)
-            return target.count - Int(stream.avail_out)
-        }
-    }
-    return output.prefix(count)
-}
-
 /// Decodes `data` fed in slices of `slice` bytes; returns the pieces.
 func inflate(_ data: Data, encoding: String, slice: Int) throws -> (pieces: [Data], ended: Bool) {
     let inflater = try #require(Inflater(contentEncoding: encoding))
