@@ -26,6 +26,9 @@ import Testing
 /// segment and `**` the rest of the path. ``RequestMatcher`` adds conditions on the host, query,
 /// headers and body.
 ///
+/// Answers reach the caller as the wire would carry them: an answer to a HEAD, or with a 1xx, 204
+/// or 304 status, has no body, whatever the route's answer holds (its headers stay).
+///
 /// A request no route answers fails with ``UnstubbedRequest``, whose description lists the
 /// routes that came closest and what each missed; by default it is also recorded as a Swift
 /// Testing issue where the transport was made, so a caller that swallows the error still fails
@@ -175,7 +178,7 @@ public final class StubTransport: Transport, Sendable {
     public func send(_ transfer: Transfer) async throws -> Response {
         let request = try await transfer.bufferedRequest()
         let answer = try await answer(for: request, target: transfer.target)
-        let head = try await answer.respond(to: request)
+        let head = Self.onTheWire(try await answer.respond(to: request), answering: request)
         let delivery = answer.delivery(of: head.data)
         let sent = Int64(request.httpBody?.count ?? 0)
         // The same path as Courier's own stubs and non-streaming transports: downloads written,
@@ -209,7 +212,7 @@ public final class StubTransport: Transport, Sendable {
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
         let request = try await transfer.bufferedRequest()
         let answer = try await answer(for: request, target: transfer.target)
-        let whole = try await answer.respond(to: request)
+        let whole = Self.onTheWire(try await answer.respond(to: request), answering: request)
         let delivery = answer.delivery(of: whole.data)
         let head = Response(statusCode: whole.statusCode, data: Data(), request: request, response: whole.response)
         let ending: ChunkedAnswer.Ending =
@@ -222,6 +225,16 @@ public final class StubTransport: Transport, Sendable {
         return ChunkedAnswer.stream(
             head: head, chunks: delivery.chunks, interval: delivery.interval, clock: clock, limits: transfer.limits,
             ending: ending)
+    }
+
+    /// The answer as a real transport would hand it over: one to a HEAD, a 1xx, a 204 or a 304 has
+    /// no body on the wire (`ResponseBodyLimit.hasNoBody(status:method:)`), whatever the route's
+    /// answer holds, so a test does not pass on a body production never sees. Its headers stay.
+    static func onTheWire(_ response: Response, answering request: URLRequest) -> Response {
+        guard !response.data.isEmpty,
+            ResponseBodyLimit.hasNoBody(status: response.statusCode, method: request.httpMethod)
+        else { return response }
+        return response.withBody(Data())
     }
 
     /// Records the request, picks its route and waits the answer's delay (or stalls).

@@ -46,6 +46,31 @@ import Testing
         #expect(try await provider.request(.users).value(forHTTPHeaderField: "Content-Type") == "application/json")
     }
 
+    /// A route's body never reaches a HEAD, a 1xx, a 204 or a 304, as on a real transport: the
+    /// answer is whole and empty, its headers kept, in memory, streamed and with progress.
+    @Test(arguments: [("HEAD", 200), ("GET", 204), ("GET", 304)])
+    func answersWithoutABodyOnTheWireHaveNone(method: String, status: Int) async throws {
+        let body = Data("a body the wire would not carry".utf8)
+        let transport = StubTransport().on(nil, "**", .data(body, status: status, headers: ["ETag": "\"1\""]))
+        let provider = Provider<Fault>(transport: transport)
+        let target = Fault(path: "bodiless", method: HTTPMethod(rawValue: method))
+        let response = try await provider.request(target)
+        #expect(response.statusCode == status)
+        #expect(response.data.isEmpty)
+        #expect(response.value(forHTTPHeaderField: "ETag") == "\"1\"")
+        var progress: [ProgressEvent] = []
+        for try await event in provider.requestWithProgress(target) { progress.append(event) }
+        #expect(progress.last?.response?.data.isEmpty == true)
+        #expect(progress.allSatisfy { ($0.download?.completed ?? 0) == 0 })
+        var chunks = 0
+        for try await _ in try await provider.stream(target).chunks { chunks += 1 }
+        #expect(chunks == 0)
+        // The same route answers a GET with a 200 whole.
+        if status == 200 {
+            #expect(try await provider.request(Fault(path: "bodiless")).data == body)
+        }
+    }
+
     @Test func lastMatchingRouteWins() async throws {
         let transport = StubTransport().on(nil, "**", .status(500)).on(.get, "v2/users", .status(200))
         let provider = Provider<API>(transport: transport)
