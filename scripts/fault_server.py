@@ -2,15 +2,17 @@
 """A loopback HTTP server that misbehaves on purpose, for Courier's fault tests (standard library).
 
 Prints its port as the first line and serves on 127.0.0.1 until killed. Every stall is bounded
-(at most STALL seconds) and every connection is closed afterwards.
+and every connection is closed afterwards. A stall a test ends from its side (a deadline, an idle
+timeout, a cancel) lasts until the client leaves, or HOLD seconds: a test scheduled late on a
+loaded machine still sees its own deadline, never the server's close.
 
   /ok                      200 "ok" (control; a HEAD gets its head alone, as every answer here)
   /close-mid-body          Content-Length 1000, sends 100 bytes, closes
-  /short-body              Content-Length 100, sends 50 bytes, stalls, closes
+  /short-body              Content-Length 100, sends 50 bytes, stalls until the client leaves
   /long-body               Content-Length 10, sends 25 bytes, closes
-  /stall-headers           sends nothing for STALL seconds, closes
-  /stall-body              headers and 10 of 100 bytes, stalls, closes
-  /refused-stall           503 with Content-Length 100, sends "busy", stalls, closes
+  /stall-headers           sends nothing until the client leaves
+  /stall-body              headers and 10 of 100 bytes, stalls until the client leaves
+  /refused-stall           503 with Content-Length 100, sends "busy", stalls until the client leaves
   /reset                   resets the connection (RST) without answering
   /bad-status              a malformed status line
   /bad-headers             a header line without a colon
@@ -48,7 +50,8 @@ Prints its port as the first line and serves on 127.0.0.1 until killed. Every st
   /gzip-bomb               64 MiB of zeros, gzip-encoded (~64 KB on the wire, Content-Length set)
   /gzip-bomb-chunked       the same, chunked (no Content-Length)
   /gzip-nothing?n=BYTES    a gzip body that decodes to nothing: its header, then empty stored deflate
-                           blocks, chunked, BYTES bytes in all (at most 1 GiB), then closed before its end
+                           blocks, chunked, BYTES bytes in all (at most 1 GiB), then closed before its end;
+                           with &hold=1, 64 KiB of them every 10 ms until the client leaves (HOLD s at most)
   /redirect-gzip-nothing?n=BYTES  302 to /ok whose body is /gzip-nothing's (BYTES bytes of empty stored
                            blocks, chunked, at most 1 GiB), then closed
   /gzip-members?n=N&tail=T N (at most 64) gzip members, member i the text "member i\n" 1,000 times, one
@@ -107,6 +110,7 @@ import time
 import zlib
 
 STALL = 10
+HOLD = 120
 # How long a /stream-watch stream keeps writing: long enough that a client slowed down by a loaded
 # machine (sanitizers, the whole suite at once) still closes it while it is being written.
 WATCH = 120
@@ -437,17 +441,17 @@ class Handler(socketserver.StreamRequestHandler):
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 100)
         elif path == "/short-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"x" * 50)
-            time.sleep(STALL)
+            self.wait_for_close(time.time() + HOLD)
         elif path == "/long-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n" + b"y" * 25)
         elif path == "/stall-headers":
-            time.sleep(STALL)
+            self.wait_for_close(time.time() + HOLD)
         elif path == "/stall-body":
             self.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n" + b"z" * 10)
-            time.sleep(STALL)
+            self.wait_for_close(time.time() + HOLD)
         elif path == "/refused-stall":
             self.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 100\r\n\r\nbusy")
-            time.sleep(STALL)
+            self.wait_for_close(time.time() + HOLD)
         elif path == "/reset":
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         elif path == "/bad-status":
@@ -500,13 +504,17 @@ class Handler(socketserver.StreamRequestHandler):
             # A stored block that is not the last, of length 0 (LEN 0, NLEN 0xFFFF): 5 bytes of nothing.
             piece = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + b"\x00\x00\x00\xff\xff" * 13105
             sent = 0
-            while sent < size:
+            hold = self.query.get("hold") == "1"
+            deadline = time.time() + HOLD
+            while time.time() < deadline if hold else sent < size:
                 try:
                     self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
                 except OSError:
                     return
                 sent += len(piece)
                 piece = b"\x00\x00\x00\xff\xff" * 13107
+                if hold:
+                    time.sleep(0.01)
         elif path in ("/big", "/big-chunked"):
             size = min(int(self.query.get("n", "0")), 1 << 31)
             chunked = path == "/big-chunked"

@@ -76,7 +76,7 @@ struct HostileServerTests {
     /// EncodedBodyOnTheWireTests.)
     @Test func aCompressedBodyOfNothingIsHeldOnlyByATimeout() async throws {
         let target = Fault(
-            path: "gzip-nothing?n=\(8 << 20)", timeout: .seconds(30), limits: Limits(maxResponseBytes: 1 << 20))
+            path: "gzip-nothing?n=\(8 << 20)", timeout: .seconds(120), limits: Limits(maxResponseBytes: 1 << 20))
         let error = await failure(target)
         #if canImport(FoundationNetworking)
             guard case .underlying(let underlying, _)? = error else {
@@ -255,7 +255,7 @@ struct HostileServerTests {
 
     /// A refused status whose body stalls, over the real transport: the call ends on the stream's
     /// idle timeout (on the provider's clock) with the status and what arrived, instead of waiting
-    /// for the server to close (STALL seconds here; for ever for a server that never does).
+    /// for the server to close (which this one does only once the client leaves).
     @Test func aRefusedStatusWhoseBodyStallsEndsOnTheIdleTimeout() async throws {
         struct Refused: TargetType {
             var baseURL: URL { FaultServer.baseURL ?? URL(string: "http://127.0.0.1:9")! }

@@ -63,17 +63,31 @@ struct IntegrationCancellationTests {
         }
     }
 
+    /// The real transport behind a gate: the shared call waits there until every caller joined.
+    struct HeldTransport: Transport {
+        let gate: StageGate
+        let base = URLSessionTransport()
+        func send(_ transfer: Transfer) async throws -> Response {
+            try await gate.pass()
+            return try await base.send(transfer)
+        }
+    }
+
     @Test func deduplicatedRealRequestsShareOneCall() async throws {
-        let provider = Provider<Bin>(deduplication: .enabled)
-        // Twenty callers join within the server's five-second delay (wide, as the stress suites
-        // running in parallel can delay task starts by seconds under ThreadSanitizer).
+        // The shared call is held before the network until all twenty callers have joined it, so
+        // a caller the machine starts late still joins (a server's delay would be a race).
+        let gate = StageGate()
+        let provider = Provider<Bin>(transport: HeldTransport(gate: gate), deduplication: .enabled)
         let identities = try await withThrowingTaskGroup(of: ObjectIdentifier?.self) { group in
             for _ in 0..<20 {
                 group.addTask {
-                    let response = try await provider.request(Bin(path: "delay/5"))
+                    let response = try await provider.request(Bin(path: "get"))
                     return response.response.map(ObjectIdentifier.init)
                 }
             }
+            await provider.waitForInflightWaiters(20)
+            #expect(await provider.inflightCount == 1)
+            gate.open()
             var identities = Set<ObjectIdentifier?>()
             for try await identity in group { identities.insert(identity) }
             return identities

@@ -68,7 +68,7 @@ struct IntegrationPolicyTests {
             let (status, output) = try await offThePool {
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", command + " --silent --max-time 10"]
+                process.arguments = ["-c", command + " --silent --max-time 60"]
                 let pipe = Pipe()
                 process.standardOutput = pipe
                 try process.run()

@@ -143,10 +143,11 @@ struct IntegrationTests {
     }
 
     @Test func slowResponseBeyondTheDeadlineTimesOut() async {
-        // Had the deadline not fired, the server would have answered 200 after 10 s: the error
+        // Had the deadline not fired, the server would have answered 200 after 60 s (httpbin's
+        // `/delay` stops at 10 s, short of a stall a loaded machine can give this task): the error
         // itself shows the deadline ended the request (no wall-clock assertion needed).
         await #expect {
-            try await provider.request(Bin(path: "delay/10", timeout: .milliseconds(300)))
+            try await provider.request(Bin(path: "drip?delay=60&duration=1&numbytes=1", timeout: .milliseconds(300)))
         } throws: { error in
             guard case CourierError.timedOut(let limit) = error else { return false }
             return limit == .milliseconds(300)
