@@ -327,6 +327,9 @@ public struct StubAnswer: Sendable {
         /// The whole body's size (what was announced), cut short or not.
         let total: Int
 
+        /// No body: whole once the head is in.
+        static let nothing = Delivery(chunks: [], interval: .zero, ending: .complete, total: 0)
+
         /// Whether it is the whole body at once: the plain buffered path serves it.
         var isImmediate: Bool {
             if case .complete = ending, interval == .zero, chunks.count <= 1 { return true }

@@ -178,8 +178,7 @@ public final class StubTransport: Transport, Sendable {
     public func send(_ transfer: Transfer) async throws -> Response {
         let request = try await transfer.bufferedRequest()
         let answer = try await answer(for: request, target: transfer.target)
-        let head = Self.onTheWire(try await answer.respond(to: request), answering: request)
-        let delivery = answer.delivery(of: head.data)
+        let (head, delivery) = Self.onTheWire(answer, try await answer.respond(to: request), answering: request)
         let sent = Int64(request.httpBody?.count ?? 0)
         // The same path as Courier's own stubs and non-streaming transports: downloads written,
         // progress and limits, in one place.
@@ -212,8 +211,7 @@ public final class StubTransport: Transport, Sendable {
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
         let request = try await transfer.bufferedRequest()
         let answer = try await answer(for: request, target: transfer.target)
-        let whole = Self.onTheWire(try await answer.respond(to: request), answering: request)
-        let delivery = answer.delivery(of: whole.data)
+        let (whole, delivery) = Self.onTheWire(answer, try await answer.respond(to: request), answering: request)
         let head = Response(statusCode: whole.statusCode, data: Data(), request: request, response: whole.response)
         let ending: ChunkedAnswer.Ending =
             switch delivery.ending {
@@ -227,14 +225,18 @@ public final class StubTransport: Transport, Sendable {
             ending: ending)
     }
 
-    /// The answer as a real transport would hand it over: one to a HEAD, a 1xx, a 204 or a 304 has
-    /// no body on the wire (`ResponseBodyLimit.hasNoBody(status:method:)`), whatever the route's
-    /// answer holds, so a test does not pass on a body production never sees. Its headers stay.
-    static func onTheWire(_ response: Response, answering request: URLRequest) -> Response {
-        guard !response.data.isEmpty,
-            ResponseBodyLimit.hasNoBody(status: response.statusCode, method: request.httpMethod)
-        else { return response }
-        return response.withBody(Data())
+    /// The answer's head and its body's delivery as a real transport would hand them over: an
+    /// answer to a HEAD, a 1xx, a 204 or a 304 has no body on the wire
+    /// (`ResponseBodyLimit.hasNoBody(status:method:)`), whatever the route's answer holds (data,
+    /// chunks, events), and is whole once its head is in, so a dropped or stalled body does not
+    /// apply. A test does not pass on a body production never sees. Its headers stay.
+    static func onTheWire(
+        _ answer: StubAnswer, _ response: Response, answering request: URLRequest
+    ) -> (Response, StubAnswer.Delivery) {
+        guard ResponseBodyLimit.hasNoBody(status: response.statusCode, method: request.httpMethod) else {
+            return (response, answer.delivery(of: response.data))
+        }
+        return (response.data.isEmpty ? response : response.withBody(Data()), .nothing)
     }
 
     /// Records the request, picks its route and waits the answer's delay (or stalls).
