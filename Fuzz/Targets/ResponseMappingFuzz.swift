@@ -1,6 +1,8 @@
 // libFuzzer target: arbitrary bodies and key paths through the response mappings. Any input must
-// give a value or a typed error, never a crash. Built with Courier's sources by scripts/fuzz.
+// give a value or a typed error, never a crash. Built against Courier by scripts/fuzz.
 import Foundation
+
+@testable import Courier
 
 /// Decodes any JSON, to exercise `map(_:atKeyPath:)` on every shape.
 enum AnyJSON: Decodable {

@@ -3,6 +3,8 @@
 // never a crash, and the chunking must never change the events.
 import Foundation
 
+@testable import Courier
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServerSentEvents(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -1,7 +1,9 @@
 // libFuzzer target: base URLs, paths and parameter trees made from arbitrary bytes go through the
 // URL rules and every parameter encoding. Any input must give a URL or a typed error, never a crash.
-// Built with Courier's sources by scripts/fuzz.
+// Built against Courier (compiled once, testing enabled) by scripts/fuzz.
 import Foundation
+
+@testable import Courier
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
