@@ -237,6 +237,9 @@ public struct StubAnswer: Sendable {
     /// The body arrives in chunks of `chunkSize` bytes at `bytesPerSecond`, each chunk waiting its
     /// share of a second on the transport's clock: progress reports come as each chunk arrives,
     /// and a stream reads them one by one.
+    ///
+    /// An answer with no body on the wire (to a `HEAD`, or with a 1xx, 204 or 304 status) is
+    /// whole once its head is in: this does not apply to it.
     /// - Parameters:
     ///   - bytesPerSecond: The rate; at least 1.
     ///   - chunkSize: Bytes per chunk; at least 1. Default: 16,384.
@@ -252,6 +255,9 @@ public struct StubAnswer: Sendable {
     /// handing those bytes over) fails with the error `URLSessionTransport` gives for a body cut
     /// short: `URLError(.networkConnectionLost)` (on Linux with libcurl's description, "transfer
     /// closed with N bytes remaining to read").
+    ///
+    /// An answer with no body on the wire (to a `HEAD`, or with a 1xx, 204 or 304 status) is
+    /// whole once its head is in: this does not apply to it.
     /// - Parameter count: Bytes delivered before the drop.
     public func droppingConnection(afterBytes count: Int) -> StubAnswer {
         var copy = self
@@ -261,6 +267,9 @@ public struct StubAnswer: Sendable {
 
     /// The head arrives, then `count` bytes of the body, then nothing more until the task is
     /// cancelled or a deadline passes (as ``stall``, on the transport's clock).
+    ///
+    /// An answer with no body on the wire (to a `HEAD`, or with a 1xx, 204 or 304 status) is
+    /// whole once its head is in: this does not apply to it.
     /// - Parameter count: Bytes delivered before the stall. Default: 0.
     public func stalling(afterBytes count: Int = 0) -> StubAnswer {
         var copy = self
