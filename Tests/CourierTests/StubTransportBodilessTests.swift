@@ -97,9 +97,8 @@ import Testing
                 _ = try await provider.stream(Fault(path: "x", method: .head, timeout: nil))
             }
         }
+        // It waits on the clock, which nobody moves: only the cancel ends it.
         await clock.waitForSleepers(1)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(clock.sleeperCount == 1)
         task.cancel()
         await #expect(throws: (any Error).self) { try await task.value }
     }
