@@ -9,7 +9,9 @@ import Testing
 
 /// Attacks on `StubTransport`'s bodiless answers (HEAD, 1xx, 204, 304).
 @Suite(.timeLimit(.minutes(2))) struct StubTransportBodilessTests {
-    static let big = Data(repeating: 7, count: 100_000)
+    /// Made anew each time: a stored `Data` global is reported by LeakSanitizer (it cannot see
+    /// the storage's pointer in `Data`'s representation).
+    static var big: Data { Data(repeating: 7, count: 100_000) }
 
     @Test func aHeadWithAHugeAnnouncedCompressedBodyPassesAZeroLimit() async throws {
         let url = URL(string: "http://127.0.0.1:9/x")!
@@ -132,7 +134,8 @@ import Testing
         var last: ProgressEvent?
         for try await event in provider.requestWithProgress(target) { last = event }
         let saved = try #require(last?.response?.fileURL)
-        #expect(try Data(contentsOf: saved).isEmpty)
+        // Its size, not its contents: reading an empty file leaks in FoundationEssentials.
+        #expect(try FileManager.default.attributesOfItem(atPath: saved.path)[.size] as? NSNumber == 0)
         #expect((last?.download?.completed ?? 0) == 0)
         let listed = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
         #expect(listed == ["report.csv"])
