@@ -171,11 +171,11 @@ import Testing
     ]
 
     @Test(arguments: scenarios) func scenario(_ scenario: Scenario) {
-        var machine = Machine(policy: scenario.policy)
+        var machine = Machine()
         let request = URLRequest(url: URL(string: "https://api.example.com/a")!)
         let method = scenario.method
         func ended(_ result: Result<Response, CourierError>, refused: Bool = false) -> Machine.Action {
-            machine.attemptEnded(result, credentialRefused: refused, method: method)
+            machine.attemptEnded(result, credentialRefused: refused, method: method, policy: scenario.policy)
         }
         for (event, (name, expected)) in zip(scenario.events, scenario.steps) {
             let action: Machine.Action =
@@ -202,10 +202,10 @@ import Testing
     }
 
     @Test func sendsCountRefreshedResends() {
-        var machine = Machine(policy: Self.three)
+        var machine = Machine()
         _ = machine.start()
         let refused = Result<Response, CourierError>.failure(.statusCode(Response(statusCode: 401, data: Data())))
-        _ = machine.attemptEnded(refused, credentialRefused: true, method: .get)
+        _ = machine.attemptEnded(refused, credentialRefused: true, method: .get, policy: Self.three)
         _ = machine.refreshEnded(nil)
         #expect(machine.sends == 2)
         #expect(machine.refreshed)

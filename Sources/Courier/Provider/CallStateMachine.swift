@@ -53,16 +53,11 @@ struct CallStateMachine<Product: Sendable> {
         case finished
     }
 
-    let policy: RetryPolicy
     private(set) var state = State.idle
     /// Whether the credential was refreshed for this call (at most once).
     private(set) var refreshed = false
     /// Requests handed to the transport or stub, refreshed re-sends included.
     private(set) var sends = 0
-
-    init(policy: RetryPolicy) {
-        self.policy = policy
-    }
 
     mutating func start() -> Action {
         guard state == .idle else { return .none }
@@ -77,10 +72,11 @@ struct CallStateMachine<Product: Sendable> {
 
     /// The attempt ended with `result` (already reported to `didReceive`). `credentialRefused`:
     /// it was signed and the authenticator says its response refused the credential. `method`
-    /// (the request's) is read only when the policy is asked.
+    /// (the request's) is read only when `policy` (the call's) is asked. The machine does not keep
+    /// the policy (issue 29: a copy retains its three sets, and the call's plan holds it already).
     mutating func attemptEnded(
         _ result: Result<Product, CourierError>, credentialRefused: Bool,
-        method: @autoclosure () -> HTTPMethod, now: @autoclosure () -> Date = Date()
+        method: @autoclosure () -> HTTPMethod, policy: RetryPolicy, now: @autoclosure () -> Date = Date()
     ) -> Action {
         guard case .sending(let attempt) = state else { return .none }
         if case .failure(let error) = result, error.isCancellation {

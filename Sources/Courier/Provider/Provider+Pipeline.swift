@@ -48,7 +48,7 @@ extension Provider {
         } catch {
             return await end(.failure(error), plan: plan, report: error.isCancellation, call: &call)
         }
-        var machine = CallStateMachine<CallAnswer>(policy: plan.retryPolicy)
+        var machine = CallStateMachine<CallAnswer>()
         var signed: SignedRequest?
         var action = machine.start()
         // Whether the last action was an attempt, so the clock reading at its end is still now.
@@ -139,7 +139,7 @@ extension Provider {
                 call.last = elapsed()
                 call.metrics.plugins += call.last - begun
             }
-            try Self.checkCancellation()
+            // No check here: `performStages` checks before every send, the first one included.
             return (endpoint, request)
         } catch {
             throw Self.failure(from: error)
@@ -207,7 +207,8 @@ extension Provider {
         }
         let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
         let next = machine.attemptEnded(
-            result, credentialRefused: refused, method: HTTPMethod(rawValue: outgoing.httpMethod ?? "GET"))
+            result, credentialRefused: refused, method: HTTPMethod(rawValue: outgoing.httpMethod ?? "GET"),
+            policy: plan.retryPolicy)
         // Issue 31: a streamed answer the machine drops (its credential refused) ends its transfer.
         if case .refresh = next { result.success?.discard() }
         return next
