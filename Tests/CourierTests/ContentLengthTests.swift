@@ -130,4 +130,39 @@ import Testing
         }
         #expect(transport.requests.isEmpty)
     }
+
+    /// Header fields whose names differ only in case: every `Content-Length` is seen, not only the
+    /// one a case-insensitive lookup happens to find first (which let `["5", "50"]` go out). Where
+    /// the request keeps both fields (FoundationNetworking does) it is refused, even with equal
+    /// values; where it keeps one, that one must be the body's length.
+    @Test(arguments: [
+        ["Content-Length": "5", "content-length": "50"], ["Content-Length": "50", "content-length": "5"],
+        ["Content-Length": "5", "content-length": "5"],
+    ])
+    func twoContentLengthsDifferingInCaseSendNoWrongLength(fields: [String: String]) async throws {
+        struct Doubling: Plugin {
+            let fields: [String: String]
+            func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+                var request = request
+                request.allHTTPHeaderFields = fields
+                return request
+            }
+        }
+        let transport = StubTransport().on({ _ in true }, .status(204))
+        let provider = Provider<Upload>(transport: transport, plugins: [Doubling(fields: fields)])
+        let upload = Upload(task: .data(Data("hello".utf8)), headers: [:])
+        let outcome: Result<Response, CourierError>
+        do throws(CourierError) {
+            outcome = .success(try await provider.request(upload))
+        } catch {
+            outcome = .failure(error)
+        }
+        if case .failure(let error) = outcome {
+            #expect("\(error)".contains("Content-Length"))
+            #expect(transport.requests.isEmpty)
+        } else {
+            let sent = transport.requests.first?.request.allHTTPHeaderFields ?? [:]
+            #expect(sent.filter { $0.key.lowercased() == "content-length" }.map { $0.value } == ["5"])
+        }
+    }
 }

@@ -53,12 +53,28 @@ enum RequestValidation {
     static func validateContentLength(
         of request: URLRequest, file: (url: URL, size: UInt64?)?
     ) throws(CourierError) {
-        guard let announced = request.value(forHTTPHeaderField: "Content-Length") else { return }
-        guard let length = HeaderNumber.plainLength(announced).map(UInt64.init) else {
-            throw .requestMapping(
-                "the header Content-Length '\(announced)' is not a number of bytes (ASCII digits only, no spaces)")
+        // The fields are read once (issue 29: `value(forHTTPHeaderField:)` copied them out of the
+        // request for each name it looked up), and every `Content-Length` field is seen, whatever
+        // the case of its name: that lookup found one of two and let the other go out unchecked.
+        guard let headers = request.allHTTPHeaderFields, !headers.isEmpty else { return }
+        var announced: UInt64?
+        var transferEncoding = false
+        for (name, value) in headers {
+            if ASCII.equalIgnoringCase(name, "Content-Length") {
+                guard let length = HeaderNumber.plainLength(value).map(UInt64.init) else {
+                    throw .requestMapping(
+                        "the header Content-Length '\(value)' is not a number of bytes (ASCII digits only, no spaces)")
+                }
+                // Two fields (names differing in case) would both go on the wire: servers disagree on
+                // which one counts, or refuse the request (nginx: 400).
+                if announced != nil { throw .requestMapping("the request has two Content-Length headers") }
+                announced = length
+            } else if ASCII.equalIgnoringCase(name, "Transfer-Encoding") {
+                transferEncoding = true
+            }
         }
-        if request.value(forHTTPHeaderField: "Transfer-Encoding") != nil {
+        guard let length = announced else { return }
+        if transferEncoding {
             throw .requestMapping("a request cannot announce both Content-Length and Transfer-Encoding")
         }
         let actual: UInt64
