@@ -56,6 +56,52 @@ import Testing
         #expect(transport.sent.first?.value(forHTTPHeaderField: "Authorization") == "Bearer t0ken")
     }
 
+    /// A provider given no mappings calls the default ones directly (issue 29); one given the
+    /// same defaults as closures goes through them. Both send the same requests, a multipart
+    /// form that reads a file included (built off the pool by the default request mapping), and
+    /// refuse the same target with the same error; the public closures are the defaults.
+    @Test func theDefaultMappingsAreTheSameCalledDirectlyOrAsClosures() async throws {
+        struct Route: TargetType {
+            var path: String
+            var method: HTTPMethod = .get
+            var task: HTTPTask = .plain
+            var headers: [String: String] = ["X-Trace": "1"]
+            var baseURL: URL { URL(string: "https://api.example.com/v1?key=k")! }
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("notes.txt", contents: Data("file body".utf8))
+        let form = MultipartFormData(
+            boundary: "b", parts: [.init(name: "t", data: Data("x".utf8)), .init(name: "doc", fileURL: file)])
+        let targets = [
+            Route(path: "items/1"), Route(path: "search?q=a b", task: .parameters(["p": 1], encoding: .queryString)),
+            Route(path: "items", method: .post, task: .json(Item(id: 1, name: "x"))),
+            Route(path: "upload", method: .post, task: .uploadMultipart(form)), Route(path: ""),
+        ]
+        let direct = RecordingTransport()
+        let viaClosures = RecordingTransport()
+        let implicit = Provider<Route>(transport: direct)
+        let explicit = Provider<Route>(
+            endpointClosure: Provider<Route>.defaultEndpointMapping(for:),
+            requestClosure: Provider<Route>.defaultRequestMapping(for:), transport: viaClosures)
+        for target in targets {
+            _ = try await implicit.request(target)
+            _ = try await explicit.request(target)
+            let endpoint = try await implicit.endpointClosure(target)
+            #expect(try await implicit.requestClosure(endpoint).url == direct.sent.last?.url)
+        }
+        func described(_ request: URLRequest) -> String {
+            "\(request.httpMethod ?? "") \(request.url?.absoluteString ?? "") "
+                + "\((request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }) \(request.httpBody ?? Data())"
+        }
+        #expect(direct.sent.count == targets.count)
+        #expect(direct.sent.map(described) == viaClosures.sent.map(described))
+        let refused = Route(path: "a/../b")
+        await #expect(throws: CourierError.self) { try await implicit.request(refused) }
+        await #expect(throws: CourierError.self) { try await explicit.request(refused) }
+        #expect(direct.sent.count == targets.count)
+    }
+
     @Test func transportErrorsAreWrappedAsUnderlying() async {
         let provider = Provider<TestAPI>(transport: RecordingTransport { _ in throw URLError(.networkConnectionLost) })
         await #expect {
