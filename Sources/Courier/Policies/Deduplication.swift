@@ -24,6 +24,10 @@ public struct Deduplication: Sendable, Hashable {
         Deduplication(methods: methods)
     }
 
+    /// Whether nothing is merged (``disabled``, or no methods), read without comparing sets
+    /// (issue 29: `!= .disabled` compared two `Set`s for every call).
+    var mergesNothing: Bool { methods?.isEmpty == true }
+
     /// Whether a request with this method is merged.
     /// - Parameter method: The request's method.
     /// - Returns: `true` when the policy merges it.

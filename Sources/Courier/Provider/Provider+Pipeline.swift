@@ -301,6 +301,7 @@ extension Provider {
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
+        @inline(__always)
         func exchangeWithin(
             _ request: URLRequest = request, download: URL?, waits: inout TrafficWaits
         ) async -> Result<CallAnswer, CourierError> {
@@ -350,7 +351,7 @@ extension Provider {
         }
         guard let destination = endpoint.task.downloadDestination else {
             let result: Result<CallAnswer, CourierError>
-            if case .buffered = plan.mode, plan.deduplication != .disabled,
+            if case .buffered = plan.mode, !plan.deduplication.mergesNothing,
                 plan.deduplication.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
                 let key = InflightKey(request, task: endpoint.task)
             {
