@@ -113,8 +113,9 @@ extension Provider {
             try Self.checkCancellation()
             // The default mappings are called directly (issue 29): the same functions, without
             // the async closure calls (≈ 1,550 instructions a request). The default endpoint
-            // mapping does not suspend, so no cancellation can be seen after it that the check
-            // before the send would not see as well.
+            // mapping does not suspend: a check after it would only catch a cancel that came
+            // during it, which the checks before each plugin and before the send still catch
+            // before anything is sent.
             var endpoint: Endpoint
             if mapsByDefault.endpoints {
                 endpoint = try Endpoint(target: target)
