@@ -59,11 +59,13 @@ extension Provider {
             attempted = false
             switch action {
             case .send(let attempt):
-                call.context.attempt = attempt
+                // Checked before the attempt is numbered: a call cancelled before its first send
+                // (in the last plugin's `prepare`, say) sent nothing, and its hooks see attempt 0.
                 guard !Task.isCancelled else {
                     action = machine.cancelled()
                     continue
                 }
+                call.context.attempt = attempt
                 action = await self.attempt(
                     request, endpoint: endpoint, plan: plan, target: target, signed: &signed, machine: &machine,
                     call: &call)
