@@ -122,6 +122,17 @@ struct TransportRulesTests {
         }
     }
 
+    @Test func theDefaultLimitIsTwentyRedirects() throws {
+        #expect(Limits.default.maxRedirects == 20)
+        #expect(try Self.transfer().following(redirect: Self.redirect(302, to: "/a"), redirects: 19) != nil)
+        #expect {
+            try Self.transfer().following(redirect: Self.redirect(302, to: "/a"), redirects: 20)
+        } throws: { error in
+            guard case .underlying(let underlying, nil) = error as? CourierError else { return false }
+            return (underlying as? URLError)?.code == .httpTooManyRedirects
+        }
+    }
+
     @Test func theDestinationIsChecked() throws {
         try Self.transfer().checkDestination()
         var transfer = Self.transfer()
