@@ -78,7 +78,7 @@ extension TransportConformance {
         },
         Check("a redirect loop ends with httpTooManyRedirects") { context in
             // A low limit: each hop is a request, and 21 of them in a row (the default limit's)
-            // passed the 60-second deadline in a loaded test run on 2 cores. The default is a
+            // passed a 60-second deadline in a loaded test run on 2 cores. The default is a
             // constant the same rule reads (TransportRulesTests).
             await #expect {
                 try await context.provider(limits: Limits(maxRedirects: 3)).request(context.fault("redirect-loop"))

@@ -110,7 +110,7 @@ struct Refusing: TargetType {
     var path: String { base.path }
     var headers: [String: String] { [:] }
     var validation: ValidationType { .successCodes }
-    var timeout: Duration? { .seconds(60) }
+    var timeout: Duration? { Conformance.hangGuard }
 }
 
 /// How the fault server's `/stream-watch` stream `id` ended: asked up to twelve times, each

@@ -130,7 +130,7 @@ struct Context: Sendable {
     /// A target on the httpbin server.
     func bin(
         _ path: String, method: HTTPMethod = .get, task: HTTPTask = .plain, headers: [String: String] = [:],
-        timeout: Duration = .seconds(60)
+        timeout: Duration = Conformance.hangGuard
     ) -> Conformance {
         Conformance(
             baseURL: servers.httpbin, path: path, method: method, task: task, headers: headers, timeout: timeout)
@@ -139,7 +139,7 @@ struct Context: Sendable {
     /// The same target on the fault server.
     func fault(
         _ path: String, method: HTTPMethod = .get, task: HTTPTask = .plain, headers: [String: String] = [:],
-        timeout: Duration = .seconds(60)
+        timeout: Duration = Conformance.hangGuard
     ) -> Conformance {
         var target = bin(path, method: method, task: task, headers: headers, timeout: timeout)
         target.baseURL = servers.fault
@@ -154,8 +154,14 @@ struct Conformance: TargetType {
     var method: HTTPMethod = .get
     var task: HTTPTask = .plain
     var headers: [String: String] = [:]
-    var timeout: Duration? = .seconds(60)
+    var timeout: Duration? = Conformance.hangGuard
     var requestCompression: RequestCompression?  // compressed uploads
+
+    /// The deadline of a check's requests, unless the check is about deadlines: a guard that
+    /// turns a hang into a failure, not a speed target. Generous, because every check of every
+    /// suite runs at once: on 2 loaded cores a plain GET waited more than 60 s behind the others
+    /// (FoundationNetworking runs all its sessions on one work queue).
+    static let hangGuard: Duration = .seconds(300)
 }
 
 /// A folder of the check's own, removed with everything in it (it made all of it).
