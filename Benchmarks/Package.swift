@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Measurements of Courier against raw URLSession and raw AsyncHTTPClient. A package of its own, depending on the root by

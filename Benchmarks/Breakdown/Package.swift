@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // A tiny release executable for callgrind (scripts/bench-breakdown): stubbed requests through

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 // Courier on AsyncHTTPClient: a companion package, so the root package keeps zero dependencies.

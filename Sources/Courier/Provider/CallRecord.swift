@@ -20,8 +20,8 @@ struct CallRecord {
 
     /// Runs `body` for every plugin, in order, and counts the time: two clock readings for all
     /// the plugins, the second kept in ``last``.
-    mutating func hooks<Target>(
-        _ provider: Provider<Target>, _ body: (any Plugin, RequestContext) async -> Void
+    nonisolated(nonsending) mutating func hooks<Target>(
+        _ provider: Provider<Target>, _ body: nonisolated(nonsending) (any Plugin, RequestContext) async -> Void
     ) async {
         guard !provider.plugins.isEmpty else { return }
         let begun = provider.elapsed()

@@ -63,7 +63,7 @@ extension Provider {
     /// can cancel alone: it gets ``CourierError/cancelled`` at once and the others keep waiting; the
     /// last one to leave cancels the exchange. When `deadline` passes, the caller leaves the same
     /// way with ``CourierError/timedOut(_:)`` (a timer entry, no task of its own while it waits).
-    nonisolated func shared(
+    nonisolated(nonsending) func shared(
         _ key: InflightKey, waiter: InflightWaiter, deadline: Duration?,
         exchange: @escaping @Sendable () async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {

@@ -24,7 +24,7 @@ extension Provider {
     /// the caller gets ``CourierError/cancelled`` and plugins see it in `didReceive` and `process`,
     /// once each.
     @inline(__always)
-    nonisolated func perform(_ plan: CallPlan, target: Target) async -> Result<CallAnswer, CourierError> {
+    nonisolated(nonsending) func perform(_ plan: CallPlan, target: Target) async -> Result<CallAnswer, CourierError> {
         guard let callTimeout = plan.callTimeout else { return await performStages(plan, target: target) }
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
@@ -37,7 +37,7 @@ extension Provider {
 
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
-    private nonisolated func performStages(
+    private nonisolated(nonsending) func performStages(
         _ plan: CallPlan, target: Target
     ) async -> Result<CallAnswer, CourierError> {
         var call = CallRecord(id: requestIDs.next(), target: plan.pluginTarget, start: elapsed())
@@ -108,7 +108,7 @@ extension Provider {
 
     /// Target → endpoint → request → plugins' `prepare`, checking for cancellation between stages.
     @inline(__always)
-    private nonisolated func prepare(
+    private nonisolated(nonsending) func prepare(
         _ plan: CallPlan, target: Target, call: inout CallRecord
     ) async throws(CourierError) -> (Endpoint, URLRequest) {
         do {
@@ -164,7 +164,7 @@ extension Provider {
     /// One attempt: sign, check the final request, `willSend`, send, `didReceive`; returns what
     /// the state machine says next.
     @inline(__always)
-    private nonisolated func attempt(
+    private nonisolated(nonsending) func attempt(
         _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, target: Target, signed: inout SignedRequest?,
         machine: inout CallStateMachine<CallAnswer>, call: inout CallRecord
     ) async -> CallStateMachine<CallAnswer>.Action {
@@ -231,7 +231,7 @@ extension Provider {
 
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
     @inline(__always)
-    private nonisolated func end(
+    private nonisolated(nonsending) func end(
         _ result: Result<CallAnswer, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord,
         justAttempted: Bool = false
     ) async -> Result<CallAnswer, CourierError> {
@@ -275,7 +275,7 @@ extension Provider {
     /// `didReceive` (when it has not seen this result) and `process`, for `end` with plugins.
     /// Kept apart so that `end` stays small enough to be inlined on the path without
     /// plugins (one async frame fewer per request).
-    private nonisolated func processed(
+    private nonisolated(nonsending) func processed(
         _ result: Result<CallAnswer, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord
     ) async -> Result<CallAnswer, CourierError> {
         // Plugins see heads; a stream's body goes on beside them (issue 31).
@@ -296,7 +296,7 @@ extension Provider {
     /// policy says so), within this caller's deadline, validates for this caller's target, and
     /// saves a download.
     @inline(__always)
-    private nonisolated func send(
+    private nonisolated(nonsending) func send(
         _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, target: Target
     ) async -> (Result<CallAnswer, CourierError>, Exchanged) {
         let deadline = plan.attemptTimeout
@@ -420,7 +420,7 @@ extension Provider {
 
     /// Runs `exchange` within `deadline`. A download that completes as the deadline passes is
     /// removed, not left behind.
-    private nonisolated func within(
+    private nonisolated(nonsending) func within(
         _ deadline: Duration, _ exchange: @escaping @Sendable () async -> Result<CallAnswer, CourierError>
     ) async -> Result<CallAnswer, CourierError> {
         await Deadline.run(
@@ -470,7 +470,7 @@ extension Provider {
 
     /// The transport, or the sample transport for a stubbed target: one path for both.
     @inline(__always)
-    nonisolated func exchangeDirect(  // Traffic control (27): Provider+Traffic's `exchange` wraps it
+    nonisolated(nonsending) func exchangeDirect(  // Traffic control (27): Provider+Traffic's `exchange` wraps it
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?,
         waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {

@@ -9,7 +9,7 @@ extension Provider {
     /// in memory or through a temporary file, download to its temporary file), checks the
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
     @inline(__always)
-    nonisolated func transfer<T: Transport>(
+    nonisolated(nonsending) func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, plan: CallPlan, over transport: T, download: URL?, isSample: Bool
     ) async throws -> CallAnswer {
         var transfer = Transfer(request: request, target: plan.pluginTarget, limits: plan.limits)
@@ -58,7 +58,11 @@ extension Provider {
             transfer.progress = resume?.progress { progress.report($0, kept: $1) } ?? report
         }
         // Issue 31: a stream comes back as its own answer, head and body side by side.
-        guard plan.isStream else { return .whole(try await transport.send(transfer)) }
+        guard plan.isStream else {
+            // A stub answers on the pipeline's executor (resolved when `T` is specialized).
+            if isSample, let sample = transport as? SampleTransport { return .whole(try await sample.answer(transfer)) }
+            return .whole(try await transport.send(transfer))
+        }
         return .streamed(try await transport.stream(transfer))
     }
 

@@ -18,8 +18,10 @@ import Foundation
 /// own provider can run in parallel without seeing each other.
 ///
 /// Actor hops and locks per request (issue 29; Benchmarks/RESULTS.md, "Where the time goes"):
-/// ``request(_:)`` and every pipeline stage are `nonisolated`, so a request never enters the
-/// actor unless it is de-duplicated. With ``Deduplication/disabled`` (the default) and no
+/// ``request(_:)`` and the other entry points are `nonisolated` (they leave the caller's actor,
+/// the main actor included), and every pipeline stage is `nonisolated(nonsending)` (it runs where
+/// the entry point runs, with no executor check of its own), so a request never enters the
+/// provider's actor unless it is de-duplicated. With ``Deduplication/disabled`` (the default) and no
 /// deadline, one request takes **no actor hop and no lock** in Courier (a relaxed atomic increment
 /// numbers it; a stubbed request runs as one job, without suspending); the transport's own
 /// hand-offs are the only ones. A de-duplicated request takes two actor steps (join, and the
@@ -281,7 +283,7 @@ public actor Provider<Target: TargetType> {
         try await stream(target, idleTimeout: idleTimeout, totalTimeout: totalTimeout, headers: [:])
     }
 
-    nonisolated func stream(
+    nonisolated(nonsending) func stream(
         _ target: Target, idleTimeout: Duration? = nil, totalTimeout: Duration? = nil, headers: [String: String]
     ) async throws(CourierError) -> ResponseStream {
         let plan = plan(target, mode: .stream(idleTimeout: idleTimeout), headers: headers)

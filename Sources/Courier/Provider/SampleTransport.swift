@@ -12,9 +12,13 @@ struct SampleTransport: Transport {
     let delay: Duration?
     let clock: any Clock<Duration>
 
+    func send(_ transfer: Transfer) async throws -> Response { try await answer(transfer) }
+
     /// The shared buffered path; a body already in the request is answered without suspending
-    /// (a stubbed request is the pipeline's own cost, so it takes no extra hops).
-    func send(_ transfer: Transfer) async throws -> Response {
+    /// (a stubbed request is the pipeline's own cost, so it takes no extra hops). The provider
+    /// calls this rather than ``send(_:)``: it runs on the pipeline's executor, with no executor
+    /// check on the way in or out (issue 29).
+    nonisolated(nonsending) func answer(_ transfer: Transfer) async throws -> Response {
         if let delay {
             do { try await clock.sleep(for: delay.sleepable) } catch { throw CourierError.cancelled }
         }

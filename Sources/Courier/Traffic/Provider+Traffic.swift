@@ -9,7 +9,7 @@ extension Provider {
     /// ``admitted(_:plan:waits:_:)``). A request shared by identical callers runs this once, so
     /// joined callers take no slot. Behind the HTTP cache, the cache admits what it sends itself.
     @inline(__always)
-    nonisolated func exchange(
+    nonisolated(nonsending) func exchange(
         _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?,
         waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {
@@ -44,7 +44,7 @@ extension Provider {
     /// When no limit is reached it takes one lock to get the slot and one to give it back, reads
     /// no clock, and does not suspend before `exchange`.
     @inline(__always)
-    nonisolated func admitted(
+    nonisolated(nonsending) func admitted(
         _ request: URLRequest, plan: CallPlan, waits: inout TrafficWaits,
         _ exchange: () async -> Result<CallAnswer, CourierError>
     ) async -> Result<CallAnswer, CourierError> {

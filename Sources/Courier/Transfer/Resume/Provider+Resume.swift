@@ -24,7 +24,7 @@ import Foundation
 /// strong validator keeps what arrived (appended, or as a new partial file); a cancelled or
 /// timed-out one keeps only what earlier attempts stored.
 extension Provider {
-    nonisolated func resumingDownload(
+    nonisolated(nonsending) func resumingDownload(
         _ request: URLRequest, resumption: DownloadResumption, limits: Limits,
         exchange: (URLRequest, URL) async -> Result<Response, CourierError>
     ) async -> Result<Response, CourierError> {
@@ -80,7 +80,7 @@ extension Provider {
     }
 
     /// What the exchange's answer does to the partial file, and what the caller gets.
-    private nonisolated func settle(
+    private nonisolated(nonsending) func settle(
         _ result: Result<Response, CourierError>, segment: URL, entry: PartialDownloads.Entry?, key: String,
         head: Response?, limits: Limits
     ) async -> Settled {
@@ -119,7 +119,7 @@ extension Provider {
     }
 
     /// A `206` for the rest: appended to the partial file, which becomes the download.
-    private nonisolated func complete(
+    private nonisolated(nonsending) func complete(
         _ entry: PartialDownloads.Entry, key: String, with response: Response, segment: URL, limits: Limits
     ) async -> Result<Response, CourierError> {
         let store = partialDownloads
@@ -164,7 +164,7 @@ extension Provider {
     }
 
     /// A failed exchange: what arrived after a head that allows resuming is kept.
-    private nonisolated func keepWhatArrived(
+    private nonisolated(nonsending) func keepWhatArrived(
         _ error: CourierError?, segment: URL, entry: PartialDownloads.Entry?, key: String, head: Response?,
         limits: Limits
     ) async {

@@ -113,7 +113,7 @@ public final class URLSessionTransport: Transport {
     /// Sends the transfer and follows redirects by Courier's rules, one hop per task, up to the
     /// answer. The one redirect decision is ``Transfer/following(redirect:redirects:)``, as in
     /// every transport; the session delegate refuses every redirect (see SessionRouter).
-    private func exchange(_ transfer: Transfer, streaming: Bool) async throws -> CallAnswer {
+    private nonisolated(nonsending) func exchange(_ transfer: Transfer, streaming: Bool) async throws -> CallAnswer {
         var current = transfer
         var redirects = 0
         while true {
@@ -140,7 +140,9 @@ public final class URLSessionTransport: Transport {
         if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }
     }
 
-    private func sendOnce(_ transfer: Transfer, redirects: Int, streaming: Bool) async throws -> CallAnswer {
+    private nonisolated(nonsending) func sendOnce(
+        _ transfer: Transfer, redirects: Int, streaming: Bool
+    ) async throws -> CallAnswer {
         // Checked on every hop: nothing goes to a scheme that is not allowed (FoundationNetworking
         // would speak FTP, then trap).
         try transfer.checkDestination()

@@ -155,7 +155,7 @@ public struct AsyncHTTPClientTransport: Transport {
     }
 
     /// Sends the transfer and follows redirects by Courier's rules, up to the answer's head.
-    private func open(_ transfer: Transfer) async throws -> Exchange {
+    private nonisolated(nonsending) func open(_ transfer: Transfer) async throws -> Exchange {
         var current = transfer
         var redirects = 0
         while true {

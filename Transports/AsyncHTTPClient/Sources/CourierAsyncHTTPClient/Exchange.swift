@@ -158,7 +158,7 @@ struct Exchange: Sendable {
     /// The whole body in memory. A body that came in one network chunk (most small ones) is
     /// copied once, at the end, straight from AsyncHTTPClient's buffer; a longer one is gathered
     /// in `Data` reserved for its announced length.
-    func collect() async throws -> Response {
+    nonisolated(nonsending) func collect() async throws -> Response {
         let limit = ResponseBodyLimit(for: transfer)
         if let crossed = limit.announcedCrossing(head) { throw CourierError.limitExceeded(crossed) }
         var data = Data()
@@ -186,7 +186,7 @@ struct Exchange: Sendable {
 
     /// The body written to `url` (created, or truncated), the socket read no faster than the disk
     /// writes. The file is removed if the transfer fails.
-    func download(to url: URL) async throws -> Response {
+    nonisolated(nonsending) func download(to url: URL) async throws -> Response {
         let limit = ResponseBodyLimit(for: transfer)
         if let crossed = limit.announcedCrossing(head) { throw CourierError.limitExceeded(crossed) }
         let file = try await DestinationFile.create(url)

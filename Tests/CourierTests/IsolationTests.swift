@@ -1,0 +1,127 @@
+import Courier
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Where the pipeline runs. Its internal frames are `nonisolated(nonsending)` (they run on the
+/// executor of the entry point that called them, with no executor check per frame); the public
+/// entry points stay `@concurrent`, so a caller on an actor (the main actor, say) never has its
+/// requests built, validated or answered there. The target's getters and the stub closure are
+/// called inline by the pipeline, so where they run is where the pipeline runs.
+///
+/// The caller is an actor on a dispatch queue of its own, so a synchronous getter can tell
+/// whether it runs there (`DispatchQueue.getSpecific`); on Linux the main actor's jobs do not
+/// run on the main thread, so `Thread.isMainThread` could not tell.
+@Suite struct IsolationTests {
+    /// Runs its jobs on one dispatch queue, marked so code can ask whether it runs there.
+    final class QueueExecutor: SerialExecutor {
+        static let key = DispatchSpecificKey<Bool>()
+        private let queue = DispatchQueue(label: "IsolationTests.caller")
+
+        init() { queue.setSpecific(key: Self.key, value: true) }
+
+        static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+        }
+    }
+
+    /// The caller: an actor whose jobs run on its queue, as the main actor's run on the main thread.
+    actor Caller {
+        private let executor = QueueExecutor()
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+        func request(_ provider: Provider<Probe>, _ target: Probe) async throws -> (Response, ranHere: Bool) {
+            let ranHere = QueueExecutor.isCurrent
+            return (try await provider.request(target), ranHere)
+        }
+
+        func stream(_ provider: Provider<Probe>, _ target: Probe) async throws -> (Data, ranHere: Bool) {
+            let ranHere = QueueExecutor.isCurrent
+            var body = Data()
+            for try await chunk in try await provider.stream(target).chunks { body.append(chunk) }
+            return (body, ranHere)
+        }
+
+        func progress(_ provider: Provider<Probe>, _ target: Probe) async throws -> (Bool, ranHere: Bool) {
+            let ranHere = QueueExecutor.isCurrent
+            var completed = false
+            for try await event in provider.requestWithProgress(target) where event.response != nil { completed = true }
+            return (completed, ranHere)
+        }
+    }
+
+    /// Which stages ran on the caller's queue.
+    final class Threads: Sendable {
+        private let seen = Locked<[String: Bool]>([:])
+        func record(_ stage: String) {
+            let onCaller = QueueExecutor.isCurrent
+            seen.withLock { $0[stage] = ($0[stage] ?? false) || onCaller }
+        }
+        var all: [String: Bool] { seen.withLock { $0 } }
+    }
+
+    struct Probe: TargetType {
+        let threads: Threads
+        var baseURL: URL {
+            threads.record("baseURL")
+            return URL(string: "https://api.example.com")!
+        }
+        var path: String {
+            threads.record("path")
+            return "probe"
+        }
+        var method: HTTPMethod { .get }
+        var task: HTTPTask {
+            threads.record("task")
+            return .plain
+        }
+        var headers: [String: String] { [:] }
+        var sampleResponse: SampleResponse { .networkResponse(200, Data("ok".utf8)) }
+    }
+
+    static func provider(stubbed: Bool, threads: Threads) -> Provider<Probe> {
+        Provider<Probe>(
+            stubClosure: { _ in
+                threads.record("stubClosure")
+                return stubbed ? .immediate : .never
+            },
+            transport: RecordingTransport())
+    }
+
+    static let offTheCaller = Dictionary(
+        uniqueKeysWithValues: ["baseURL", "path", "task", "stubClosure"].map { ($0, false) })
+
+    @Test(arguments: [false, true])
+    func anActorCallersRequestRunsOffItsActor(stubbed: Bool) async throws {
+        let threads = Threads()
+        let (response, ranHere) = try await Caller().request(
+            Self.provider(stubbed: stubbed, threads: threads), Probe(threads: threads))
+        #expect(ranHere, "the caller runs on its queue")
+        #expect(response.statusCode == 200)
+        #expect(threads.all == Self.offTheCaller)
+    }
+
+    @Test func anActorCallersStreamRunsOffItsActor() async throws {
+        let threads = Threads()
+        let (body, ranHere) = try await Caller().stream(
+            Self.provider(stubbed: false, threads: threads), Probe(threads: threads))
+        #expect(ranHere, "the caller runs on its queue")
+        #expect(body == Data("ok".utf8))
+        #expect(threads.all == Self.offTheCaller)
+    }
+
+    @Test func anActorCallersProgressRequestRunsOffItsActor() async throws {
+        let threads = Threads()
+        let (completed, ranHere) = try await Caller().progress(
+            Self.provider(stubbed: false, threads: threads), Probe(threads: threads))
+        #expect(ranHere, "the caller runs on its queue")
+        #expect(completed)
+        #expect(threads.all == Self.offTheCaller)
+    }
+}
