@@ -124,4 +124,27 @@ import Testing
         #expect(completed)
         #expect(threads.all == Self.offTheCaller)
     }
+
+    /// A plugin isolated to the main actor, as an app's activity indicator is: its hooks touch its
+    /// state without `await`. It compiles only while the `Plugin` requirements are plain async
+    /// requirements (declared `nonisolated(nonsending)`, they made these hooks `nonisolated` and
+    /// this class an error), and its hooks run on the main actor.
+    @MainActor final class MainActorPlugin: Plugin {
+        private(set) var hooks: [String] = []
+        func willSend(_ request: URLRequest, context: RequestContext) async {
+            MainActor.preconditionIsolated()
+            hooks.append("willSend")
+        }
+        func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
+            MainActor.preconditionIsolated()
+            hooks.append("didReceive")
+        }
+    }
+
+    @Test func aMainActorPluginRunsItsHooksOnTheMainActor() async throws {
+        let plugin = MainActorPlugin()
+        let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub, plugins: [plugin])
+        _ = try await provider.request(.plain)
+        #expect(await plugin.hooks == ["willSend", "didReceive"])
+    }
 }
