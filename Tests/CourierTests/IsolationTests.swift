@@ -17,6 +17,7 @@ import Testing
 /// run on the main thread, so `Thread.isMainThread` could not tell.
 @Suite struct IsolationTests {
     /// Runs its jobs on one dispatch queue, marked so code can ask whether it runs there.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
     final class QueueExecutor: SerialExecutor {
         static let key = DispatchSpecificKey<Bool>()
         private let queue = DispatchQueue(label: "IsolationTests.caller")
@@ -32,6 +33,7 @@ import Testing
     }
 
     /// The caller: an actor whose jobs run on its queue, as the main actor's run on the main thread.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
     actor Caller {
         private let executor = QueueExecutor()
         nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -57,6 +59,7 @@ import Testing
     }
 
     /// Which stages ran on the caller's queue.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
     final class Threads: Sendable {
         private let seen = Locked<[String: Bool]>([:])
         func record(_ stage: String) {
@@ -66,6 +69,7 @@ import Testing
         var all: [String: Bool] { seen.withLock { $0 } }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
     struct Probe: TargetType {
         let threads: Threads
         var baseURL: URL {
@@ -85,28 +89,47 @@ import Testing
         var sampleResponse: SampleResponse { .networkResponse(200, Data("ok".utf8)) }
     }
 
-    static func provider(stubbed: Bool, threads: Threads) -> Provider<Probe> {
-        Provider<Probe>(
-            stubClosure: { _ in
-                threads.record("stubClosure")
-                return stubbed ? .immediate : .never
-            },
-            transport: RecordingTransport())
+    /// How the provider is made: the default, and the settings that add stages (a shared exchange
+    /// started by the provider's actor, deadlines with tasks of their own, plugins, traffic control).
+    enum Setup: String, CaseIterable, Sendable {
+        case plain, deduplicated, deadlines, plugins, traffic
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
+    static func provider(stubbed: Bool, threads: Threads, setup: Setup = .plain) -> Provider<Probe> {
+        let stub: Provider<Probe>.StubClosure = { _ in
+            threads.record("stubClosure")
+            return stubbed ? .immediate : .never
+        }
+        let transport = RecordingTransport()
+        switch setup {
+        case .plain: return Provider(stubClosure: stub, transport: transport)
+        case .deduplicated: return Provider(stubClosure: stub, transport: transport, deduplication: .enabled)
+        case .deadlines:
+            return Provider(
+                stubClosure: stub, transport: transport, timeout: .seconds(300), callTimeout: .seconds(300))
+        case .plugins:
+            let logger = NetworkLoggerPlugin(configuration: .init(output: { _ in }))
+            return Provider(stubClosure: stub, transport: transport, plugins: [logger])
+        case .traffic: return Provider(stubClosure: stub, transport: transport, traffic: .default)
+        }
     }
 
     static let offTheCaller = Dictionary(
         uniqueKeysWithValues: ["baseURL", "path", "task", "stubClosure"].map { ($0, false) })
 
-    @Test(arguments: [false, true])
-    func anActorCallersRequestRunsOffItsActor(stubbed: Bool) async throws {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
+    @Test(arguments: [false, true], Setup.allCases)
+    func anActorCallersRequestRunsOffItsActor(stubbed: Bool, setup: Setup) async throws {
         let threads = Threads()
         let (response, ranHere) = try await Caller().request(
-            Self.provider(stubbed: stubbed, threads: threads), Probe(threads: threads))
+            Self.provider(stubbed: stubbed, threads: threads, setup: setup), Probe(threads: threads))
         #expect(ranHere, "the caller runs on its queue")
         #expect(response.statusCode == 200)
         #expect(threads.all == Self.offTheCaller)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
     @Test func anActorCallersStreamRunsOffItsActor() async throws {
         let threads = Threads()
         let (body, ranHere) = try await Caller().stream(
@@ -116,6 +139,7 @@ import Testing
         #expect(threads.all == Self.offTheCaller)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
     @Test func anActorCallersProgressRequestRunsOffItsActor() async throws {
         let threads = Threads()
         let (completed, ranHere) = try await Caller().progress(
