@@ -102,8 +102,8 @@ struct Exchange: Sendable {
 
     /// Reads the body, decoding it and counting it against `limit`; `piece` gets the decoded
     /// bytes of each network chunk. Stops when `piece` returns `false`.
-    private func read(
-        limit: ResponseBodyLimit, _ piece: (Piece, _ received: Int64) async throws -> Bool
+    private nonisolated(nonsending) func read(
+        limit: ResponseBodyLimit, _ piece: nonisolated(nonsending) (Piece, _ received: Int64) async throws -> Bool
     ) async throws -> Int64 {
         var limit = limit
         let inflater = Inflater(contentEncoding: contentEncoding)
