@@ -38,24 +38,29 @@ import Testing
         private let executor = QueueExecutor()
         nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-        func request(_ provider: Provider<Probe>, _ target: Probe) async throws -> (Response, ranHere: Bool) {
+        /// Calls `provider` through `entry`; whether it answered, and whether this ran on the queue.
+        func call(_ entry: Entry, _ provider: Provider<Probe>, _ target: Probe) async throws -> (Bool, ranHere: Bool) {
             let ranHere = QueueExecutor.isCurrent
-            return (try await provider.request(target), ranHere)
+            switch entry {
+            case .request:
+                return (try await provider.request(target).statusCode == 200, ranHere)
+            case .stream:
+                var body = Data()
+                for try await chunk in try await provider.stream(target).chunks { body.append(chunk) }
+                return (body == Data("ok".utf8), ranHere)
+            case .progress:
+                var completed = false
+                for try await event in provider.requestWithProgress(target) where event.response != nil {
+                    completed = true
+                }
+                return (completed, ranHere)
+            }
         }
+    }
 
-        func stream(_ provider: Provider<Probe>, _ target: Probe) async throws -> (Data, ranHere: Bool) {
-            let ranHere = QueueExecutor.isCurrent
-            var body = Data()
-            for try await chunk in try await provider.stream(target).chunks { body.append(chunk) }
-            return (body, ranHere)
-        }
-
-        func progress(_ provider: Provider<Probe>, _ target: Probe) async throws -> (Bool, ranHere: Bool) {
-            let ranHere = QueueExecutor.isCurrent
-            var completed = false
-            for try await event in provider.requestWithProgress(target) where event.response != nil { completed = true }
-            return (completed, ranHere)
-        }
+    /// The public entry points a caller can use.
+    enum Entry: String, CaseIterable, Sendable {
+        case request, stream, progress
     }
 
     /// Which stages ran on the caller's queue.
@@ -92,18 +97,18 @@ import Testing
     /// How the provider is made: the default, and the settings that add stages (a shared exchange
     /// started by the provider's actor, deadlines with tasks of their own, plugins, traffic control).
     enum Setup: String, CaseIterable, Sendable {
-        case plain, deduplicated, deadlines, plugins, traffic
+        case plain, stubbed, deduplicated, deadlines, plugins, traffic
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
-    static func provider(stubbed: Bool, threads: Threads, setup: Setup = .plain) -> Provider<Probe> {
+    static func provider(threads: Threads, setup: Setup) -> Provider<Probe> {
         let stub: Provider<Probe>.StubClosure = { _ in
             threads.record("stubClosure")
-            return stubbed ? .immediate : .never
+            return setup == .stubbed ? .immediate : .never
         }
         let transport = RecordingTransport()
         switch setup {
-        case .plain: return Provider(stubClosure: stub, transport: transport)
+        case .plain, .stubbed: return Provider(stubClosure: stub, transport: transport)
         case .deduplicated: return Provider(stubClosure: stub, transport: transport, deduplication: .enabled)
         case .deadlines:
             return Provider(
@@ -119,33 +124,13 @@ import Testing
         uniqueKeysWithValues: ["baseURL", "path", "task", "stubClosure"].map { ($0, false) })
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
-    @Test(arguments: [false, true], Setup.allCases)
-    func anActorCallersRequestRunsOffItsActor(stubbed: Bool, setup: Setup) async throws {
+    @Test(arguments: Entry.allCases, Setup.allCases)
+    func anActorCallersCallRunsOffItsActor(entry: Entry, setup: Setup) async throws {
         let threads = Threads()
-        let (response, ranHere) = try await Caller().request(
-            Self.provider(stubbed: stubbed, threads: threads, setup: setup), Probe(threads: threads))
+        let (answered, ranHere) = try await Caller().call(
+            entry, Self.provider(threads: threads, setup: setup), Probe(threads: threads))
         #expect(ranHere, "the caller runs on its queue")
-        #expect(response.statusCode == 200)
-        #expect(threads.all == Self.offTheCaller)
-    }
-
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
-    @Test func anActorCallersStreamRunsOffItsActor() async throws {
-        let threads = Threads()
-        let (body, ranHere) = try await Caller().stream(
-            Self.provider(stubbed: false, threads: threads), Probe(threads: threads))
-        #expect(ranHere, "the caller runs on its queue")
-        #expect(body == Data("ok".utf8))
-        #expect(threads.all == Self.offTheCaller)
-    }
-
-    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, visionOS 1, *)  // ExecutorJob
-    @Test func anActorCallersProgressRequestRunsOffItsActor() async throws {
-        let threads = Threads()
-        let (completed, ranHere) = try await Caller().progress(
-            Self.provider(stubbed: false, threads: threads), Probe(threads: threads))
-        #expect(ranHere, "the caller runs on its queue")
-        #expect(completed)
+        #expect(answered)
         #expect(threads.all == Self.offTheCaller)
     }
 
