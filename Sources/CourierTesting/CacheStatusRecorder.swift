@@ -22,6 +22,9 @@ public final class CacheStatusRecorder: Plugin, Sendable {
     /// Each finished call's cache status, in the order the calls finished.
     public var statuses: [CacheStatus?] { recorded.withLock { $0 } }
 
+    /// `didFinish` alone.
+    public var implementedHooks: PluginHooks { .didFinish }
+
     public func didFinish(
         _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
     ) async {

@@ -55,6 +55,9 @@ public struct SwiftMetricsPlugin: Plugin {
         self.labelPrefix = labelPrefix
     }
 
+    /// `didFinish` alone.
+    public var implementedHooks: PluginHooks { .didFinish }
+
     public func didFinish(
         _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
     ) async {

@@ -72,6 +72,12 @@ public struct TracingPlugin: Plugin {
         self.redaction = redaction
     }
 
+    /// `prepare`, `willSend`, `willRetry`, `willRefreshCredential` and `didFinish`: the hooks
+    /// below.
+    public var implementedHooks: PluginHooks {
+        [.prepare, .willSend, .willRetry, .willRefreshCredential, .didFinish]
+    }
+
     /// Starts the call's span (a child of the caller's `ServiceContext.current`) and injects its
     /// context into the request's headers.
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {

@@ -49,6 +49,9 @@ public struct AccessTokenPlugin: Plugin {
         self.token = token
     }
 
+    /// ``PluginHooks/prepare`` alone.
+    public var implementedHooks: PluginHooks { .prepare }
+
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         let target = context.target
         guard let authorizable = target as? any AccessTokenAuthorizable,
@@ -78,6 +81,9 @@ public struct CredentialsPlugin: Plugin {
     public init(credentials: @escaping @Sendable (any TargetType) -> (user: String, password: String)?) {
         self.credentials = credentials
     }
+
+    /// ``PluginHooks/prepare`` alone.
+    public var implementedHooks: PluginHooks { .prepare }
 
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         guard let (user, password) = credentials(context.target) else { return request }

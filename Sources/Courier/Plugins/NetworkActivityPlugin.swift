@@ -48,6 +48,9 @@ public actor NetworkActivityPlugin: Plugin {
         return stream
     }
 
+    /// ``PluginHooks/willSend`` and ``PluginHooks/didReceive``.
+    public nonisolated var implementedHooks: PluginHooks { [.willSend, .didReceive] }
+
     public func willSend(_ request: URLRequest, context: RequestContext) async {
         guard sending.insert(context.id).inserted else { return }
         change(by: 1, .began, context.target)

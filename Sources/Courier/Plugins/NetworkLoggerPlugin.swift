@@ -151,6 +151,13 @@ public struct NetworkLoggerPlugin: Plugin {
         return String(decoding: pretty, as: UTF8.self)
     }
 
+    /// ``PluginHooks/willSend`` and ``PluginHooks/didReceive``, and the two that announce a
+    /// retry and a refresh when the options include `.retries`.
+    public var implementedHooks: PluginHooks {
+        configuration.options.contains(.retries)
+            ? [.willSend, .didReceive, .willRetry, .willRefreshCredential] : [.willSend, .didReceive]
+    }
+
     public func willSend(_ request: URLRequest, context: RequestContext) async {
         let options = configuration.options
         var lines: [String] = []

@@ -71,7 +71,7 @@ extension Provider {
                     call: &call)
                 attempted = true
             case .refresh:
-                await call.hooks(self) { plugin, context in
+                await call.hooks(hooked.willRefreshCredential, of: self) { plugin, context in
                     await plugin.willRefreshCredential(signed?.request ?? request, context: context)
                 }
                 let begun = elapsed()
@@ -85,7 +85,7 @@ extension Provider {
                 call.metrics.refreshTime += elapsed() - begun
                 action = machine.refreshEnded(failure)
             case .wait(let delay, _, let error):
-                await call.hooks(self) { plugin, context in
+                await call.hooks(hooked.willRetry, of: self) { plugin, context in
                     await plugin.willRetry(signed?.request ?? request, after: error, delay: delay, context: context)
                 }
                 let begun = elapsed()
@@ -139,11 +139,11 @@ extension Provider {
             }
             call.last = elapsed()
             call.metrics.mapping = call.last - call.start
-            if !plugins.isEmpty {
+            if !hooked.prepare.isEmpty {
                 // Timed as a whole, from the reading above: two readings for any number of plugins.
                 let begun = call.last
                 do {
-                    for plugin in plugins {
+                    for plugin in hooked.prepare {
                         try Self.checkCancellation()
                         request = try await plugin.prepare(request, context: call.context)
                     }
@@ -181,13 +181,17 @@ extension Provider {
             return machine.notSent(Self.failure(from: error))
         }
         let sent = outgoing
-        if !plugins.isEmpty {
-            await call.hooks(self) { plugin, context in await plugin.willSend(sent, context: context) }
+        if !hooked.willSend.isEmpty {
+            await call.hooks(hooked.willSend, of: self) { plugin, context in
+                await plugin.willSend(sent, context: context)
+            }
         }
-        // The last reading stands in when nothing ran since: `willSend`'s end, or (no plugins, no
-        // signing, the first attempt) the end of the stages before. One clock read fewer per request.
+        // The last reading stands in when nothing ran since: `willSend`'s end, or (no `willSend`,
+        // no signing, the first attempt) the end of the stages before. One clock read fewer per
+        // request.
         let begun =
-            !plugins.isEmpty || (authentication == nil && call.context.attempt == 1) ? call.last : elapsed()
+            !hooked.willSend.isEmpty || (authentication == nil && call.context.attempt == 1)
+            ? call.last : elapsed()
         var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan, target: target)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
@@ -216,9 +220,11 @@ extension Provider {
                 responseStart: transfer?.responseStart.map { $0 - call.start }, end: end,
                 statusCode: response?.statusCode, transfer: transfer))
         call.metrics.recordTraffic(exchanged.traffic)  // Traffic control (27)
-        if !plugins.isEmpty {
+        if !hooked.didReceive.isEmpty {
             let received = result.map { $0.head }
-            await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
+            await call.hooks(hooked.didReceive, of: self) { plugin, context in
+                await plugin.didReceive(received, context: context)
+            }
         }
         let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
         let next = machine.attemptEnded(
@@ -241,21 +247,22 @@ extension Provider {
         if case .failure(let error) = result, let errorBody = plan.errorBody {
             result = .failure(errorBody.applied(to: error))
         }
-        if !plugins.isEmpty {
+        let processes = !hooked.process.isEmpty || (report && !hooked.didReceive.isEmpty)
+        if processes {
             result = await processed(result, plan: plan, report: report, call: &call)
         }
-        // Nothing ran since the last reading (an attempt's end with no plugins, or `process`'s
-        // end): it is the call's end.
-        call.metrics.total = (justAttempted || !plugins.isEmpty ? call.last : elapsed()) - call.start
+        // Nothing ran since the last reading (an attempt's end with no plugins, or the end of
+        // `didReceive` and `process`): it is the call's end.
+        call.metrics.total = (justAttempted || processes ? call.last : elapsed()) - call.start
         let metrics = call.metrics
         switch result {
         case .success(let answer): result = .success(answer.replacingHead(answer.head.with(metrics)))
         case .failure(let error): result = .failure(error.with(metrics))
         }
-        if case .success(.streamed(let streamed)) = result, !plugins.isEmpty {
+        if case .success(.streamed(let streamed)) = result, !hooked.didFinish.isEmpty {
             // A streamed response: the call ends with its body, and `didFinish` runs then, awaited
             // by the reader that meets the end (see BodyBuffer.onEnd).
-            let (plugins, context, elapsed, start) = (plugins, call.context, elapsed, call.start)
+            let (plugins, context, elapsed, start) = (hooked.didFinish, call.context, elapsed, call.start)
             let head = Result<Response, CourierError>.success(streamed.head)
             await streamed.body.buffer.onEnd { error in
                 var metrics = metrics
@@ -265,28 +272,34 @@ extension Provider {
             }
             return result
         }
-        if !plugins.isEmpty {
+        if !hooked.didFinish.isEmpty {
             let finished = result.map { $0.head }
-            for plugin in plugins { await plugin.didFinish(finished, metrics: metrics, context: call.context) }
+            for plugin in hooked.didFinish {
+                await plugin.didFinish(finished, metrics: metrics, context: call.context)
+            }
         }
         return result
     }
 
-    /// `didReceive` (when it has not seen this result) and `process`, for `end` with plugins.
-    /// Kept apart so that `end` stays small enough to be inlined on the path without
-    /// plugins (one async frame fewer per request).
+    /// `didReceive` (when it has not seen this result) and `process`, for `end` when a plugin
+    /// implements either. Kept apart so that `end` stays small enough to be inlined on the path
+    /// without plugins (one async frame fewer per request).
     private nonisolated(nonsending) func processed(
         _ result: Result<CallAnswer, CourierError>, plan: CallPlan, report: Bool, call: inout CallRecord
     ) async -> Result<CallAnswer, CourierError> {
         // Plugins see heads; a stream's body goes on beside them (issue 31).
         var processed = result.map { $0.head }
-        if report {
+        let reports = report && !hooked.didReceive.isEmpty
+        if reports {
             let received = processed
-            await call.hooks(self) { plugin, context in await plugin.didReceive(received, context: context) }
+            await call.hooks(hooked.didReceive, of: self) { plugin, context in
+                await plugin.didReceive(received, context: context)
+            }
         }
+        guard !hooked.process.isEmpty else { return result }
         // Timed as a whole: `didReceive`'s end reading starts it when it just ran.
-        let begun = report ? call.last : elapsed()
-        for plugin in plugins { processed = await plugin.process(processed, context: call.context) }
+        let begun = reports ? call.last : elapsed()
+        for plugin in hooked.process { processed = await plugin.process(processed, context: call.context) }
         call.last = elapsed()
         call.metrics.plugins += call.last - begun
         return CallAnswer.processed(processed, from: result, isStream: plan.isStream)

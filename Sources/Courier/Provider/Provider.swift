@@ -51,6 +51,8 @@ public actor Provider<Target: TargetType> {
     public nonisolated let transport: any Transport
     /// The plugins, in the order their hooks run.
     public nonisolated let plugins: [any Plugin]
+    /// The plugins that implement each hook (``Plugin/implementedHooks``): the pipeline calls only those.
+    nonisolated let hooked: PluginsByHook
     /// The clock for stub delays and deadlines.
     public nonisolated let clock: any Clock<Duration>
     /// The deadline for each attempt (sending and receiving, once), unless its target sets one
@@ -215,6 +217,7 @@ public actor Provider<Target: TargetType> {
         self.stubClosure = stubClosure
         self.transport = transport
         self.plugins = plugins
+        self.hooked = PluginsByHook(plugins)
         self.clock = clock
         self.timeout = timeout
         self.callTimeout = callTimeout

@@ -47,6 +47,7 @@ public func threePlugins() -> [any Plugin] { [SigningPlugin(), ObservingPlugin()
 /// Signs every request, as an access-token plugin does.
 public struct SigningPlugin: Plugin {
     public init() {}
+    public var implementedHooks: PluginHooks { .prepare }
     public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
@@ -58,6 +59,7 @@ public struct SigningPlugin: Plugin {
 public struct ObservingPlugin: Plugin {
     public let seen = Counter()
     public init() {}
+    public var implementedHooks: PluginHooks { [.willSend, .didReceive] }
     public func willSend(_ request: URLRequest, context: RequestContext) async { seen.add(1) }
     public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async { seen.add(1) }
 }
@@ -65,6 +67,7 @@ public struct ObservingPlugin: Plugin {
 /// Hands the result on unchanged, as a mapping plugin does when it has nothing to change.
 public struct PassThroughPlugin: Plugin {
     public init() {}
+    public var implementedHooks: PluginHooks { .process }
     public func process(
         _ result: Result<Response, CourierError>, context: RequestContext
     ) async -> Result<Response, CourierError> {
