@@ -39,7 +39,7 @@ func multiTarget() async throws {
 
 struct KeySigner: Plugin {
     let keys: KeyStore
-    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue(try await keys.signature(for: request), forHTTPHeaderField: "X-Signature")
         return request

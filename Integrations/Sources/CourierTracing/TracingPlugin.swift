@@ -80,7 +80,7 @@ public struct TracingPlugin: Plugin {
 
     /// Starts the call's span (a child of the caller's `ServiceContext.current`) and injects its
     /// context into the request's headers.
-    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    public func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
         let parent = ServiceContext.current ?? .topLevel
         let span: any Span
         if let open = await spans.open(context.id) {

@@ -52,7 +52,7 @@ public struct AccessTokenPlugin: Plugin {
     /// ``PluginHooks/prepare`` alone.
     public var implementedHooks: PluginHooks { .prepare }
 
-    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    public func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
         let target = context.target
         guard let authorizable = target as? any AccessTokenAuthorizable,
             let type = authorizable.authorizationType
@@ -85,7 +85,7 @@ public struct CredentialsPlugin: Plugin {
     /// ``PluginHooks/prepare`` alone.
     public var implementedHooks: PluginHooks { .prepare }
 
-    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    public func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
         guard let (user, password) = credentials(context.target) else { return request }
         var request = request
         let token = Data("\(user):\(password)".utf8).base64EncodedString()

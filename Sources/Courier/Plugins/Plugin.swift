@@ -46,13 +46,17 @@ public protocol Plugin: Sendable {
     var implementedHooks: PluginHooks { get }
 
     /// Changes the request before it is sent (add headers, sign it). Default: returns it unchanged.
+    ///
+    /// The request is `consuming`: the provider keeps no reference to it, so an implementation
+    /// declared `consuming` too changes it in place. One declared without it still satisfies
+    /// this requirement, but Foundation then copies the request on its first change.
     /// - Parameters:
     ///   - request: The request so far.
     ///   - context: The call (``RequestContext/attempt`` is `0`: nothing was sent yet).
     /// - Returns: The request to send.
     /// - Throws: Any error to stop the request; it reaches `process` and the caller as a
     ///   ``CourierError``.
-    func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest
+    func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest
 
     /// Called just before the request goes to the transport or stub, once per attempt.
     /// Default: nothing.
@@ -160,7 +164,7 @@ public enum NoTarget: Sendable {}
 extension Plugin {
     public var implementedHooks: PluginHooks { .all }
 
-    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    public func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
         request
     }
 

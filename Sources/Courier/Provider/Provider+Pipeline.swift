@@ -145,7 +145,7 @@ extension Provider {
                 do {
                     for plugin in hooked.prepare {
                         try Self.checkCancellation()
-                        request = try await plugin.prepare(request, context: call.context)
+                        request = try await plugin.prepare(consume request, context: call.context)
                     }
                 } catch {
                     call.metrics.plugins += elapsed() - begun

@@ -48,7 +48,7 @@ public func threePlugins() -> [any Plugin] { [SigningPlugin(), ObservingPlugin()
 public struct SigningPlugin: Plugin {
     public init() {}
     public var implementedHooks: PluginHooks { .prepare }
-    public func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
+    public func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
         var request = request
         request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
         return request
