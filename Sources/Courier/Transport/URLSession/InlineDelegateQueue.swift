@@ -26,9 +26,6 @@ import Foundation
 // @unchecked: URLSession's API takes an `OperationQueue`, an open Foundation class not marked
 // Sendable; this subclass adds no state of its own, and FoundationNetworking calls it from its queue.
 final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked: OperationQueue is thread-safe but FoundationNetworking does not declare it
-    // Sendable; this subclass adds no state.
-
     override init() {
         super.init()
         maxConcurrentOperationCount = 1
