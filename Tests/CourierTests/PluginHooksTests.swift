@@ -140,12 +140,13 @@ import Testing
     }
 
     /// A streamed response's `didFinish` (at the body's end) runs for the plugins that declare it.
-    @Test(arguments: [PluginHooks.didFinish, .all, [.willSend, .process]])
+    // `process` is left out: `Declaring`'s turns every answer into a failure.
+    @Test(arguments: [PluginHooks.didFinish, PluginHooks.all.subtracting(.process), .willSend])
     func aStreamsDidFinishFollowsTheDeclaration(declared: PluginHooks) async throws {
         let log = EventLog()
         let transport = RecordingTransport { Response(statusCode: 200, data: Data("streamed".utf8), request: $0) }
         let provider = Provider<Call>(
-            transport: transport, plugins: [Declaring(name: "P", declared: declared.subtracting(.process), log: log)])
+            transport: transport, plugins: [Declaring(name: "P", declared: declared, log: log)])
         var body = Data()
         for try await chunk in try await provider.stream(Call()).chunks { body.append(chunk) }
         #expect(body == Data("streamed".utf8))
@@ -241,38 +242,53 @@ import Testing
         #expect(metrics.total == .milliseconds(1 + 100))
     }
 
-    // MARK: - The built-in plugins
-
-    /// Forwards every hook to the plugin it wraps and declares them all: a built-in plugin must
-    /// do exactly the same alone, or its declaration leaves out a hook it implements.
-    struct EveryHook: Plugin {
-        let wrapped: any Plugin
-        func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest {
-            try await wrapped.prepare(request, context: context)
+    /// Signs slowly (5 s on the test clock) and gives the request a method the final checks
+    /// refuse, so the attempt ends without being sent.
+    struct SlowRefusedSigner: Authenticator {
+        let clock: TestClock
+        func apply(_ credential: Int, to request: inout URLRequest) {
+            clock.advance(by: .seconds(5))
+            request.httpMethod = "NOT A TOKEN"
         }
-        func willSend(_ request: URLRequest, context: RequestContext) async {
-            await wrapped.willSend(request, context: context)
-        }
-        func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
-            await wrapped.didReceive(result, context: context)
-        }
-        func willRetry(_ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext) async
-        {
-            await wrapped.willRetry(request, after: error, delay: delay, context: context)
-        }
-        func willRefreshCredential(_ request: URLRequest, context: RequestContext) async {
-            await wrapped.willRefreshCredential(request, context: context)
-        }
-        func process(
-            _ result: Result<Response, CourierError>, context: RequestContext
-        ) async -> Result<Response, CourierError> {
-            await wrapped.process(result, context: context)
-        }
-        func didFinish(_ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext) async
-        {
-            await wrapped.didFinish(result, metrics: metrics, context: context)
-        }
+        func refresh(_ credential: Int) async throws -> Int { credential }
     }
+
+    /// An attempt refused before it is sent ends the call when it is refused, whether or not a
+    /// plugin's `process` runs after it (without one, the total used to stop at the last reading
+    /// before signing).
+    @Test(arguments: [PluginHooks.didFinish, .all])
+    func aCallWhoseAttemptIsNotSentEndsWhenItIsRefused(declared: PluginHooks) async throws {
+        let clock = TestClock()
+        let recorder = Declaring(name: "P", declared: declared, log: EventLog())
+        let provider = Provider<Call>(
+            transport: PipelineTests.Statuses([200]), plugins: [recorder], clock: clock,
+            authentication: Authentication(SlowRefusedSigner(clock: clock), credential: 0))
+        await #expect(throws: CourierError.self) { try await provider.request(Call()) }
+        let metrics = try #require(recorder.finished.withLock { $0.first })
+        #expect(metrics.attempts.isEmpty)
+        #expect(metrics.total == .seconds(5))
+    }
+
+    /// A refused response's error body, decoded after the last attempt, is part of the call's
+    /// total (the decoder moves the test clock by 2 s).
+    @Test(arguments: [PluginHooks.didFinish, .all])
+    func decodingTheErrorBodyIsPartOfTheTotal(declared: PluginHooks) async throws {
+        struct Refusal: Error {}
+        let clock = TestClock()
+        let recorder = Declaring(name: "P", declared: declared, log: EventLog())
+        let errorBody = ErrorBody { _ in
+            clock.advance(by: .seconds(2))
+            return Refusal()
+        }
+        let provider = Provider<Call>(
+            transport: PipelineTests.Statuses([404]), plugins: [recorder], clock: clock, errorBody: errorBody)
+        await #expect(throws: CourierError.self) { try await provider.request(Call()) }
+        let metrics = try #require(recorder.finished.withLock { $0.first })
+        #expect(metrics.attempts.count == 1)
+        #expect(metrics.total == .seconds(2))
+    }
+
+    // MARK: - The built-in plugins
 
     /// A target that asks for a bearer token (``AccessTokenPlugin``).
     struct Signed: AccessTokenAuthorizable {
@@ -298,7 +314,7 @@ import Testing
         let made = plugin(log)
         let transport = PipelineTests.Statuses([401, 503, 200])
         let provider = Provider<Signed>(
-            transport: transport, plugins: [everyHook ? EveryHook(wrapped: made) : made],
+            transport: transport, plugins: [everyHook ? EveryHookPlugin(made) : made],
             retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .zero, jitter: .none),
             authentication: Authentication(Stamping(), credential: 0))
         _ = try? await provider.request(Signed())

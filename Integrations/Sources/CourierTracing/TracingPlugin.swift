@@ -81,6 +81,7 @@ public struct TracingPlugin: Plugin {
     /// Starts the call's span (a child of the caller's `ServiceContext.current`) and injects its
     /// context into the request's headers.
     public func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest {
+        var request = request  // owned here: the span reads it, then the context goes into it
         let parent = ServiceContext.current ?? .topLevel
         let span: any Span
         if let open = await spans.open(context.id) {
@@ -89,7 +90,6 @@ public struct TracingPlugin: Plugin {
             span = startSpan(parent: parent, request: request, context: context)
             await spans.insert(span, for: context.id)
         }
-        var request = request
         tracer.inject(span.context, into: &request, using: HeaderInjector())
         return request
     }

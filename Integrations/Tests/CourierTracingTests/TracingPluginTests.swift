@@ -57,6 +57,50 @@ import Tracing
         #expect(sent == Array(repeating: span.spanID, count: 3))
     }
 
+    /// Refreshable credentials in a header of their own.
+    struct Renewing: Authenticator {
+        func apply(_ credential: Int, to request: inout URLRequest) {
+            request.setValue("\(credential)", forHTTPHeaderField: "X-Credential")
+        }
+        func refresh(_ credential: Int) async throws -> Int { credential + 1 }
+    }
+
+    /// The span of a call that is refused (401, refreshed), retried (503) and answered, as text:
+    /// name, events, attributes and errors, without the ids and times that differ between runs.
+    func spanOfACallThroughEveryHook(everyHook: Bool) async throws -> [String] {
+        let tracer = InMemoryTracer()
+        let transport = StubTransport()
+        transport.on(.get, "users/ada", .sequence([.status(401), .status(503), .data(Data("{}".utf8))]))
+        let plugin: any Plugin = .tracing(tracer: tracer)
+        let provider = Provider<API>(
+            transport: transport, plugins: [everyHook ? EveryHookPlugin(plugin) : plugin], clock: ImmediateClock(),
+            retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(250), jitter: .none),
+            authentication: Authentication(Renewing(), credential: 0))
+        _ = try await provider.request(.user("ada"))
+        #expect(transport.requests.count == 3)
+        return tracer.finishedSpans.flatMap { span in
+            var attributes: [String] = []
+            span.attributes.forEach { key, value in
+                if key != "courier.request_id" { attributes.append("\(key)=\(value)") }  // unique per provider
+            }
+            let events = span.events.map { event in
+                var fields: [String] = []
+                event.attributes.forEach { key, value in fields.append("\(key)=\(value)") }
+                return "event \(event.name) " + fields.sorted().joined(separator: ",")
+            }
+            return ["span \(span.operationName)"] + events + attributes.sorted() + span.errors.map { "\($0.error)" }
+        }
+    }
+
+    /// `implementedHooks` leaves out no hook the plugin implements: with every hook called
+    /// (`EveryHookPlugin`), the span is the same, refresh and retry included.
+    @Test func itsDeclaredHooksAreAllItImplements() async throws {
+        let alone = try await spanOfACallThroughEveryHook(everyHook: false)
+        let everyHook = try await spanOfACallThroughEveryHook(everyHook: true)
+        #expect(alone.contains { $0.hasPrefix("event courier.retry") })
+        #expect(alone == everyHook)
+    }
+
     @Test func theResponsesCacheStatusIsOnTheSpan() async throws {
         let tracer = InMemoryTracer()
         let transport = StubTransport()

@@ -41,8 +41,9 @@ public protocol Plugin: Sendable {
     /// The hooks this plugin implements; a provider calls only these. Default: ``PluginHooks/all``,
     /// which is right for every plugin. Declaring fewer saves the calls to the empty defaults (each
     /// an async call through this protocol, a few tenths of a microsecond per request), but a hook
-    /// left out is never called, even if the plugin implements it. Read once, when the provider
-    /// is made. The built-in plugins declare theirs.
+    /// left out is never called, even if the plugin implements it (a subclass that adds a hook
+    /// adds it here too). Read once, when the provider is made; `nonisolated` in an actor or a
+    /// `@MainActor` class. The built-in plugins declare theirs.
     var implementedHooks: PluginHooks { get }
 
     /// Changes the request before it is sent (add headers, sign it). Default: returns it unchanged.

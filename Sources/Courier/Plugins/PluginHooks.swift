@@ -1,16 +1,20 @@
-/// The hooks a ``Plugin`` implements (``Plugin/implementedHooks``). A provider calls only these, so a plugin
-/// that declares the one hook it implements is not called for the other six on every request.
+/// The hooks a ``Plugin`` implements (``Plugin/implementedHooks``). A provider calls only these,
+/// so a plugin that declares the one hook it implements is not called for the other six on every
+/// request.
 ///
 /// ```swift
 /// struct Signing: Plugin {
 ///     var implementedHooks: PluginHooks { .prepare }
-///     func prepare(_ request: URLRequest, context: RequestContext) async throws -> URLRequest { … }
+///     func prepare(_ request: consuming URLRequest, context: RequestContext) async throws -> URLRequest { … }
 /// }
 /// ```
+///
+/// In an actor or a `@MainActor` class, declare it `nonisolated var implementedHooks`. A subclass
+/// that adds a hook must add it to the set too (override `implementedHooks`), or it is not called.
 public struct PluginHooks: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
+    public let rawValue: UInt32
 
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// ``Plugin/prepare(_:context:)``.
     public static let prepare = PluginHooks(rawValue: 1 << 0)
@@ -33,9 +37,9 @@ public struct PluginHooks: OptionSet, Sendable, Hashable {
     ]
 }
 
-/// A provider's plugins, hook by hook: for each hook, the plugins whose ``Plugin/implementedHooks`` name it,
-/// in the provider's order. Read once, when the provider is made (issue 29: an empty hook costs an
-/// async call through the existential, with its frame and executor check, ≈ 1,300 instructions).
+/// A provider's plugins, hook by hook: for each hook, the plugins whose
+/// ``Plugin/implementedHooks`` name it, in the provider's order. Read once, when the provider is made (issue 29: an empty hook costs an
+/// async call through the existential, with its frame and executor checks, ≈ 870 instructions).
 struct PluginsByHook: Sendable {
     let prepare: [any Plugin]
     let willSend: [any Plugin]

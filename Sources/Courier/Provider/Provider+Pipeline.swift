@@ -178,6 +178,9 @@ extension Provider {
             // The request that goes on the wire, after every stage that can change it.
             try RequestValidation.validate(outgoing)
         } catch {
+            // The attempt's end: the call's end reads it when nothing else runs after (signing
+            // can wait, for a refresh, say).
+            call.last = elapsed()
             return machine.notSent(Self.failure(from: error))
         }
         let sent = outgoing
@@ -244,16 +247,18 @@ extension Provider {
         var result = result
         // A refused response's API error, decoded once for the caller (and the plugins), after
         // retries and refresh have seen the status.
+        var decoded = false
         if case .failure(let error) = result, let errorBody = plan.errorBody {
             result = .failure(errorBody.applied(to: error))
+            decoded = true
         }
         let processes = !hooked.process.isEmpty || (report && !hooked.didReceive.isEmpty)
         if processes {
             result = await processed(result, plan: plan, report: report, call: &call)
         }
-        // Nothing ran since the last reading (an attempt's end with no plugins, or the end of
-        // `didReceive` and `process`): it is the call's end.
-        call.metrics.total = (justAttempted || processes ? call.last : elapsed()) - call.start
+        // Nothing ran since the last reading (an attempt's end with nothing decoded after it, or
+        // the end of `didReceive` and `process`): it is the call's end.
+        call.metrics.total = ((justAttempted && !decoded) || processes ? call.last : elapsed()) - call.start
         let metrics = call.metrics
         switch result {
         case .success(let answer): result = .success(answer.replacingHead(answer.head.with(metrics)))
