@@ -3,6 +3,9 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Synchronization)
+    import Synchronization
+#endif
 
 /// An HTTP response: status, body, and the request and `HTTPURLResponse` behind it.
 public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -15,14 +18,66 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         let head: Head
         let fileURL: URL?
         let httpVersion: String?
+        #if os(Linux)
+            /// A lazy head's `HTTPURLResponse` once built, retained, as a bit pattern; 0 until then.
+            /// Set once by compare-and-exchange: two readers racing may both build one, and the
+            /// loser's is released. (Kept here rather than in an object of the head's own: one
+            /// allocation fewer for every response.)
+            private let built: Atomic<UInt>
+        #endif
 
-        init(statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?, httpVersion: String?) {
+        /// - Parameter sharing: A response with the same head, whose built `HTTPURLResponse` (if
+        ///   any) this one keeps too, rather than building its own.
+        init(
+            statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?, httpVersion: String?,
+            sharing other: Storage? = nil
+        ) {
             self.statusCode = statusCode
             self.data = data
             self.request = request
             self.head = head
             self.fileURL = fileURL
             self.httpVersion = httpVersion
+            #if os(Linux)
+                var bits: UInt = 0
+                if let built = other?.builtResponse {
+                    bits = UInt(bitPattern: Unmanaged.passRetained(built).toOpaque())
+                }
+                self.built = Atomic(bits)
+            #endif
+        }
+
+        #if os(Linux)
+            deinit {
+                if let built = builtResponse { Unmanaged.passUnretained(built).release() }
+            }
+
+            private var builtResponse: HTTPURLResponse? {
+                guard let pointer = UnsafeRawPointer(bitPattern: built.load(ordering: .acquiring)) else { return nil }
+                return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
+            }
+        #endif
+
+        var response: HTTPURLResponse? {
+            switch head {
+            case .built(let response): return response
+            case .lazy(let lazy):
+                #if os(Linux)
+                    if let built = builtResponse { return built }
+                    guard let response = lazy.build() else { return nil }
+                    let mine = Unmanaged.passRetained(response)
+                    let (exchanged, original) = built.compareExchange(
+                        expected: 0, desired: UInt(bitPattern: mine.toOpaque()),
+                        successOrdering: .acquiringAndReleasing,
+                        failureOrdering: .acquiring)
+                    if exchanged { return response }
+                    mine.release()
+                    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return response }
+                    return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
+                #else
+                    return lazy.eager
+                #endif
+            }
         }
     }
 
@@ -64,12 +119,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// The request that was sent, after plugins' `prepare`.
     public var request: URLRequest? { storage.request }
     /// The HTTP response, with its headers.
-    public var response: HTTPURLResponse? {
-        switch storage.head {
-        case .built(let response): response
-        case .lazy(let head): head.response
-        }
-    }
+    public var response: HTTPURLResponse? { storage.response }
     /// For a download, the file the body was saved to (``data`` is then empty).
     public var fileURL: URL? { storage.fileURL }
     /// The HTTP version the response came over, as the transport reported it: `"HTTP/1.1"` or
@@ -143,7 +193,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     private init(_ other: Response, data: Data, fileURL: URL?) {
         storage = Storage(
             statusCode: other.statusCode, data: data, request: other.request, head: other.storage.head,
-            fileURL: fileURL, httpVersion: other.httpVersion)
+            fileURL: fileURL, httpVersion: other.httpVersion, sharing: other.storage)
         annotations = other.annotations
     }
 

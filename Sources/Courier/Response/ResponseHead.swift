@@ -3,15 +3,16 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
-#if canImport(Synchronization)
-    import Synchronization
-#endif
 
 /// A response head as a transport read it off the wire, whose `HTTPURLResponse` is built the first
-/// time it is asked for. On Linux, FoundationNetworking's `HTTPURLResponse` initializer
-/// canonicalizes every header name and costs tens of microseconds (about 10% of a small request
-/// on AsyncHTTPClient); most requests never read it, and status and header lookups do not need it.
-final class LazyHTTPResponse: Sendable {
+/// time it is asked for (by `Response`, which keeps the built one: see its `Storage`). On Linux,
+/// FoundationNetworking's `HTTPURLResponse` initializer canonicalizes every header name and costs
+/// tens of microseconds (about 10% of a small request on AsyncHTTPClient); most requests never read
+/// it, and status and header lookups do not need it.
+///
+/// A value, stored inline in the response's storage (issue 29: as a class of its own it was one
+/// more allocation for every response, stubbed or not).
+struct LazyHTTPResponse: Sendable {
     struct Field: Sendable {
         let name: String
         var value: String
@@ -22,15 +23,10 @@ final class LazyHTTPResponse: Sendable {
     let httpVersion: String
     /// Repeated fields joined with ", " under the first spelling of their name, as URLSession does.
     let fields: [Field]
-
-    #if os(Linux)
-        /// The built response, retained, as a bit pattern; 0 until built. Set once by compare-and-
-        /// exchange: two readers racing may both build one, and the loser's is released.
-        private let built = Atomic<UInt>(0)
-    #else
+    #if !os(Linux)
         // `Atomic` needs macOS 15 / iOS 18 (see `Locked`); on Apple platforms the response is built
         // at once, where it is cheap.
-        private let eager: HTTPURLResponse?
+        let eager: HTTPURLResponse?
     #endif
 
     init(url: URL, statusCode: Int, httpVersion: String, headerFields: some Sequence<(String, String)>) {
@@ -48,15 +44,6 @@ final class LazyHTTPResponse: Sendable {
             eager = Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)
         #endif
     }
-
-    #if os(Linux)
-        deinit {
-            let bits = built.load(ordering: .acquiring)
-            if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
-                Unmanaged<HTTPURLResponse>.fromOpaque(pointer).release()
-            }
-        }
-    #endif
 
     /// The fields of a contiguous sequence, repeated names joined.
     private static func joined(_ headerFields: UnsafeBufferPointer<(String, String)>) -> [Field] {
@@ -106,25 +93,9 @@ final class LazyHTTPResponse: Sendable {
         name.utf8.map(ASCII.lowercased)
     }
 
-    /// The head as Foundation's `HTTPURLResponse`.
-    var response: HTTPURLResponse? {
-        #if os(Linux)
-            if let pointer = UnsafeRawPointer(bitPattern: built.load(ordering: .acquiring)) {
-                return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
-            }
-            guard let response = Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)
-            else { return nil }
-            let mine = Unmanaged.passRetained(response)
-            let bits = UInt(bitPattern: mine.toOpaque())
-            let (exchanged, original) = built.compareExchange(
-                expected: 0, desired: bits, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
-            if exchanged { return response }
-            mine.release()
-            guard let pointer = UnsafeRawPointer(bitPattern: original) else { return response }
-            return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
-        #else
-            return eager
-        #endif
+    /// The head as Foundation's `HTTPURLResponse`, built now.
+    func build() -> HTTPURLResponse? {
+        Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)
     }
 
     /// A header's value, its name matched without regard to (ASCII) case.
