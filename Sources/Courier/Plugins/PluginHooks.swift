@@ -38,8 +38,9 @@ public struct PluginHooks: OptionSet, Sendable, Hashable {
 }
 
 /// A provider's plugins, hook by hook: for each hook, the plugins whose
-/// ``Plugin/implementedHooks`` name it, in the provider's order. Read once, when the provider is made (issue 29: an empty hook costs an
-/// async call through the existential, with its frame and executor checks, ≈ 870 instructions).
+/// ``Plugin/implementedHooks`` name it, in the provider's order. Read once, when the provider is
+/// made (issue 29: an empty hook costs an async call through the existential, with its frame and
+/// executor checks, ≈ 870 instructions).
 struct PluginsByHook: Sendable {
     let prepare: [any Plugin]
     let willSend: [any Plugin]
@@ -50,9 +51,9 @@ struct PluginsByHook: Sendable {
     let didFinish: [any Plugin]
 
     init(_ plugins: [any Plugin]) {
-        let declared = plugins.map { ($0, $0.implementedHooks) }
+        let declared = plugins.map { (plugin: $0, hooks: $0.implementedHooks) }
         func implementing(_ hook: PluginHooks) -> [any Plugin] {
-            declared.compactMap { $0.1.contains(hook) ? $0.0 : nil }
+            declared.compactMap { $0.hooks.contains(hook) ? $0.plugin : nil }
         }
         prepare = implementing(.prepare)
         willSend = implementing(.willSend)
