@@ -7,9 +7,12 @@ import Foundation
 /// One call's settings, resolved once from the target and the provider when the call starts,
 /// and carried by every stage of the pipeline: no stage reads `target.x ?? provider.x` again.
 ///
-/// Its fields are what the stages need and nothing a stage computes. A class, made once per
-/// call: each stage's async frame holds one reference instead of a copy of every setting (as a
-/// struct it cost five more mallocs per stubbed request, in the frames' slabs).
+/// Its fields are what the stages need and nothing a stage computes. A class: each stage's async
+/// frame holds one reference instead of a copy of every setting (as a struct it cost five more
+/// mallocs per stubbed request, in the frames' slabs). A call whose target overrides none of the
+/// provider's settings, with nothing of its own (``Mode/buffered``, no headers), shares the
+/// provider's plan (issue 29: made once, not once per call, with a copy of every setting and
+/// their reference counts touched by every call).
 ///
 /// Not generic (issue 29): the stages take the call's `Target` beside it. Nested in the generic
 /// `Provider`, it was a generic class, whose metadata the runtime looked up in its cache for every
@@ -27,11 +30,6 @@ final class CallPlan: Sendable {
         case stream(idleTimeout: Duration?)
     }
 
-    /// What is requested, as plugins and transports see it (the wrapped target of a
-    /// ``MultiTarget``, which forwards every setting to it): boxed once per call for the call's
-    /// context and its ``Transfer`` (issue 29: one existential box, not one for each, for a target
-    /// too large to be stored inline).
-    let pluginTarget: any TargetType
     let mode: Mode
     /// Headers the call itself adds before plugins' `prepare` (an event source's
     /// `Last-Event-ID`); empty for every other call.
@@ -50,10 +48,9 @@ final class CallPlan: Sendable {
     let errorBody: ErrorBody?
 
     init(
-        pluginTarget: any TargetType, mode: Mode, headers: [String: String], limits: Limits, attemptTimeout: Duration?,
-        callTimeout: Duration?, retryPolicy: RetryPolicy, deduplication: Deduplication, errorBody: ErrorBody?
+        mode: Mode, headers: [String: String], limits: Limits, attemptTimeout: Duration?, callTimeout: Duration?,
+        retryPolicy: RetryPolicy, deduplication: Deduplication, errorBody: ErrorBody?
     ) {
-        self.pluginTarget = pluginTarget
         self.mode = mode
         self.headers = headers
         self.limits = limits
@@ -78,12 +75,29 @@ final class CallPlan: Sendable {
 }
 
 extension Provider {
-    /// Resolves `target`'s settings against this provider's, once per call.
+    /// Resolves `target`'s settings against this provider's, once per call: the provider's own
+    /// plan (``sharedPlan``) when the target overrides none of them and the call adds nothing.
     nonisolated func plan(_ target: Target, mode: CallPlan.Mode, headers: [String: String] = [:]) -> CallPlan {
+        let (limits, attemptTimeout, callTimeout) = (target.limits, target.timeout, target.callTimeout)
+        let (retryPolicy, deduplication, errorBody) = (target.retryPolicy, target.deduplication, target.errorBody)
+        if case .buffered = mode, headers.isEmpty, limits == nil, attemptTimeout == nil, callTimeout == nil,
+            retryPolicy == nil, deduplication == nil, errorBody == nil
+        {
+            return sharedPlan
+        }
+        return CallPlan(
+            mode: mode, headers: headers, limits: limits ?? self.limits, attemptTimeout: attemptTimeout ?? timeout,
+            callTimeout: callTimeout ?? self.callTimeout, retryPolicy: retryPolicy ?? self.retryPolicy,
+            deduplication: deduplication ?? self.deduplication, errorBody: errorBody ?? self.errorBody)
+    }
+
+    /// The plan of a buffered call whose target overrides none of the provider's settings.
+    static func makeSharedPlan(
+        limits: Limits, timeout: Duration?, callTimeout: Duration?, retryPolicy: RetryPolicy,
+        deduplication: Deduplication, errorBody: ErrorBody?
+    ) -> CallPlan {
         CallPlan(
-            pluginTarget: target.pluginTarget, mode: mode, headers: headers, limits: target.limits ?? limits,
-            attemptTimeout: target.timeout ?? timeout, callTimeout: target.callTimeout ?? callTimeout,
-            retryPolicy: target.retryPolicy ?? retryPolicy, deduplication: target.deduplication ?? deduplication,
-            errorBody: target.errorBody ?? errorBody)
+            mode: .buffered, headers: [:], limits: limits, attemptTimeout: timeout, callTimeout: callTimeout,
+            retryPolicy: retryPolicy, deduplication: deduplication, errorBody: errorBody)
     }
 }

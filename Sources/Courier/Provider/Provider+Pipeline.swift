@@ -40,7 +40,11 @@ extension Provider {
     private nonisolated(nonsending) func performStages(
         _ plan: CallPlan, target: Target
     ) async -> Result<CallAnswer, CourierError> {
-        var call = CallRecord(id: requestIDs.next(), target: plan.pluginTarget, start: elapsed())
+        // What is requested, as plugins and transports see it (the wrapped target of a `MultiTarget`,
+        // which forwards every setting to it): boxed once per call, for the call's context and its
+        // `Transfer` (issue 29: one existential box, not one for each, for a target too large to
+        // be stored inline).
+        var call = CallRecord(id: requestIDs.next(), target: target.pluginTarget, start: elapsed())
         defer { RequestCompressor.remove(call.compressedBody) }  // compressed uploads
         let endpoint: Endpoint
         let request: URLRequest
@@ -195,7 +199,8 @@ extension Provider {
         let begun =
             !hooked.willSend.isEmpty || (authentication == nil && call.context.attempt == 1)
             ? call.last : elapsed()
-        var (result, exchanged) = await send(outgoing, endpoint: endpoint, plan: plan, target: target)
+        var (result, exchanged) = await send(
+            outgoing, endpoint: endpoint, plan: plan, target: target, subject: call.context.target)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
@@ -315,7 +320,7 @@ extension Provider {
     /// saves a download.
     @inline(__always)
     private nonisolated(nonsending) func send(
-        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, target: Target
+        _ request: URLRequest, endpoint: Endpoint, plan: CallPlan, target: Target, subject: any TargetType
     ) async -> (Result<CallAnswer, CourierError>, Exchanged) {
         let deadline = plan.attemptTimeout
         // Asked on every attempt: a stub closure may answer differently from one to the next.
@@ -328,13 +333,15 @@ extension Provider {
         ) async -> Result<CallAnswer, CourierError> {
             guard let deadline else {
                 return await exchange(
-                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &waits)
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: download,
+                    waits: &waits)
             }
             let box = trafficWaitsBox()
             let result = await within(deadline) {
                 var waits = TrafficWaits()
                 let result = await self.exchange(
-                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &waits)
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: download,
+                    waits: &waits)
                 box?.withLock { $0.add(waits) }
                 return result
             }
@@ -349,7 +356,7 @@ extension Provider {
             let timer = deadlines
             guard let deadline else {
                 let result = await exchange(
-                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil,
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: nil,
                     waits: &exchanged.traffic)
                 return (
                     await Self.validateStream(
@@ -361,7 +368,8 @@ extension Provider {
             let refused: @Sendable () async -> Result<CallAnswer, CourierError> = {
                 var waits = TrafficWaits()
                 let result = await self.exchange(
-                    request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil, waits: &waits)
+                    request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: nil,
+                    waits: &waits)
                 box?.withLock { $0.add(waits) }
                 return await Self.validateStream(
                     result, for: target, limits: plan.limits, idleTimeout: idleTimeout, timer: timer)
@@ -386,7 +394,8 @@ extension Provider {
                 result = await shared(key, waiter: waiter, deadline: deadline) {
                     var waits = TrafficWaits()
                     let result = await self.exchange(
-                        request, endpoint: endpoint, behavior: behavior, plan: plan, download: nil, waits: &waits)
+                        request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: nil,
+                        waits: &waits)
                     box?.withLock { $0.add(waits) }
                     return result.map { $0.head }
                 }.map { .whole($0) }
@@ -489,8 +498,8 @@ extension Provider {
     /// The transport, or the sample transport for a stubbed target: one path for both.
     @inline(__always)
     nonisolated(nonsending) func exchangeDirect(  // Traffic control (27): Provider+Traffic's `exchange` wraps it
-        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?,
-        waits: inout TrafficWaits
+        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, subject: any TargetType,
+        download: URL?, waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {
         do {
             // Sample responses too, so a test catches what the network would refuse: the body, and
@@ -504,7 +513,8 @@ extension Provider {
                 // A stream is its own answer (issue 31) and goes past the HTTP cache.
                 if plan.isStream {
                     response = try await transfer(
-                        request, task: endpoint.task, plan: plan, over: transport, download: nil, isSample: false)
+                        request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: nil,
+                        isSample: false)
                     break
                 }
                 // No HTTP cache (the default): straight to the transport, with no closure and no
@@ -512,7 +522,7 @@ extension Provider {
                 // already (`exchange`): only the cache admits what it sends itself.
                 guard let cache else {
                     response = try await transfer(
-                        request, task: endpoint.task, plan: plan, over: transport, download: download,
+                        request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: download,
                         isSample: false)
                     break
                 }
@@ -520,22 +530,24 @@ extension Provider {
                 let bypass = download != nil
                 // Traffic control (27): behind the cache, only what it sends takes a slot.
                 let admits = cacheSendsItself(behavior: behavior, plan: plan, download: download)
-                let policy = plan.pluginTarget.cachePolicy  // as the target's (a MultiTarget forwards it)
+                let policy = subject.cachePolicy  // as the target's (a MultiTarget forwards it)
                 let whole = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
                     guard admits else {
                         return try await transfer(
-                            request, task: endpoint.task, plan: plan, over: transport, download: download,
+                            request, task: endpoint.task, plan: plan, subject: subject, over: transport,
+                            download: download,
                             isSample: false
                         ).head
                     }
                     // The transfer's own error goes back to the cache as it was thrown (the cache
                     // decides on it whether to serve a stale answer).
                     var thrown: (any Error)?
-                    let sent = await admitted(request, plan: plan, waits: &waits) {
+                    let sent = await admitted(request, subject: subject, waits: &waits) {
                         do {
                             return .success(
                                 try await transfer(
-                                    request, task: endpoint.task, plan: plan, over: transport, download: download,
+                                    request, task: endpoint.task, plan: plan, subject: subject, over: transport,
+                                    download: download,
                                     isSample: false))
                         } catch {
                             thrown = error
@@ -549,12 +561,12 @@ extension Provider {
                 response = .whole(whole)
             case .immediate:
                 response = try await transfer(
-                    request, task: endpoint.task, plan: plan,
+                    request, task: endpoint.task, plan: plan, subject: subject,
                     over: SampleTransport(sample: endpoint.sample, delay: nil, clock: clock),
                     download: download, isSample: true)
             case .delayed(let delay):
                 response = try await transfer(
-                    request, task: endpoint.task, plan: plan,
+                    request, task: endpoint.task, plan: plan, subject: subject,
                     over: SampleTransport(sample: endpoint.sample, delay: delay, clock: clock),
                     download: download, isSample: true)
             }

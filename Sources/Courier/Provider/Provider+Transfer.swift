@@ -10,9 +10,11 @@ extension Provider {
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
     @inline(__always)
     nonisolated(nonsending) func transfer<T: Transport>(
-        _ request: URLRequest, task: HTTPTask, plan: CallPlan, over transport: T, download: URL?, isSample: Bool
+        _ request: URLRequest, task: HTTPTask, plan: CallPlan, subject: any TargetType, over transport: T,
+        download: URL?,
+        isSample: Bool
     ) async throws -> CallAnswer {
-        var transfer = Transfer(request: request, target: plan.pluginTarget, limits: plan.limits)
+        var transfer = Transfer(request: request, target: subject, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
         var temporaryBody: URL?

@@ -74,6 +74,9 @@ public actor Provider<Target: TargetType> {
     nonisolated let elapsed: @Sendable () -> Duration
     /// Numbers the calls (``RequestContext/id``).
     nonisolated let requestIDs = RequestIDSource()
+    /// The plan of every buffered call whose target overrides none of the settings above (see
+    /// ``plan(_:mode:headers:)``).
+    nonisolated let sharedPlan: CallPlan
     /// Which identical in-flight requests are merged, unless a target says otherwise
     /// (``TargetType/deduplication``).
     public nonisolated let deduplication: Deduplication
@@ -227,6 +230,9 @@ public actor Provider<Target: TargetType> {
         self.deduplication = deduplication
         self.retryPolicy = retryPolicy
         self.errorBody = errorBody
+        self.sharedPlan = Self.makeSharedPlan(
+            limits: limits, timeout: timeout, callTimeout: callTimeout, retryPolicy: retryPolicy,
+            deduplication: deduplication, errorBody: errorBody)
         self.authentication = signer
         self.cache = cache  // HTTP cache (issue 26)
         // Traffic control (27)

@@ -6,27 +6,29 @@ import Foundation
 
 extension Provider {
     /// The exchange with the transport or the stub, within the provider's traffic control (see
-    /// ``admitted(_:plan:waits:_:)``). A request shared by identical callers runs this once, so
+    /// ``admitted(_:subject:waits:_:)``). A request shared by identical callers runs this once, so
     /// joined callers take no slot. Behind the HTTP cache, the cache admits what it sends itself.
     @inline(__always)
     nonisolated(nonsending) func exchange(
-        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, download: URL?,
-        waits: inout TrafficWaits
+        _ request: URLRequest, endpoint: Endpoint, behavior: StubBehavior, plan: CallPlan, subject: any TargetType,
+        download: URL?, waits: inout TrafficWaits
     ) async -> Result<CallAnswer, CourierError> {
         guard trafficControl != nil, !cacheSendsItself(behavior: behavior, plan: plan, download: download) else {
             return await exchangeDirect(
-                request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &waits)
+                request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: download,
+                waits: &waits)
         }
         // Stays zero: without the cache in the way, `exchangeDirect` admits nothing itself.
         var inner = TrafficWaits()
-        return await admitted(request, plan: plan, waits: &waits) {
+        return await admitted(request, subject: subject, waits: &waits) {
             await exchangeDirect(
-                request, endpoint: endpoint, behavior: behavior, plan: plan, download: download, waits: &inner)
+                request, endpoint: endpoint, behavior: behavior, plan: plan, subject: subject, download: download,
+                waits: &inner)
         }
     }
 
     /// Whether the HTTP cache stands between this call and the network: then only a transfer the
-    /// cache really sends takes a slot (``admitted(_:plan:waits:_:)`` around it), and an answer
+    /// cache really sends takes a slot (``admitted(_:subject:waits:_:)`` around it), and an answer
     /// from the cache waits for neither a slot nor a host's pause.
     nonisolated func cacheSendsItself(behavior: StubBehavior, plan: CallPlan, download: URL?) -> Bool {
         guard trafficControl != nil, cache != nil, download == nil, !plan.isStream, case .never = behavior else {
@@ -45,12 +47,12 @@ extension Provider {
     /// no clock, and does not suspend before `exchange`.
     @inline(__always)
     nonisolated(nonsending) func admitted(
-        _ request: URLRequest, plan: CallPlan, waits: inout TrafficWaits,
+        _ request: URLRequest, subject: any TargetType, waits: inout TrafficWaits,
         _ exchange: () async -> Result<CallAnswer, CourierError>
     ) async -> Result<CallAnswer, CourierError> {
         guard let trafficControl else { return await exchange() }
         let host = trafficControl.needsHost ? TrafficController.hostKey(of: request.url) : ""
-        let traffic = plan.pluginTarget.traffic  // as the target's (a MultiTarget forwards it)
+        let traffic = subject.traffic  // as the target's (a MultiTarget forwards it)
         let admission: TrafficController.Admission
         if let now = trafficControl.admitAtOnce(host: host, traffic: traffic) {
             admission = now
