@@ -1,3 +1,4 @@
+import CourierTesting
 import Foundation
 import Testing
 
@@ -86,6 +87,30 @@ import Testing
             #expect(plan.deduplication.applies(to: .get) == (name != "deduplication"), "\(name)")
             #expect((plan.errorBody != nil) == (name == "errorBody"), "\(name)")
         }
+    }
+
+    /// On the shared plan's path, the transport still gets the call's own target: the one a
+    /// `MultiTarget` wraps, per call (the plan carries no target).
+    @Test func theTransportGetsEachCallsWrappedTargetOnTheSharedPlan() async throws {
+        let transport = StubTransport().on({ _ in true }, .status(200))
+        let provider = Provider<MultiTarget>(transport: transport)
+        let first = Overriding()
+        _ = try await provider.request(MultiTarget(first))
+        _ = try await provider.request(MultiTarget(Retargeted(path: "other")))
+        #expect(provider.plan(MultiTarget(first), mode: .buffered) === provider.sharedPlan)
+        let targets = transport.requests.map(\.target)
+        #expect(targets.count == 2)
+        #expect(targets.first.flatMap { $0 } is Overriding)
+        #expect((targets.last.flatMap { $0 } as? Retargeted)?.path == "other")
+        #expect(transport.requests.last?.request.url?.path == "/other")
+    }
+
+    /// A second target type with nothing overridden.
+    struct Retargeted: TargetType {
+        var path: String
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var headers: [String: String] { [:] }
+        var sampleData: Data { Data() }
     }
 
     /// Calls sharing the provider's plan run at once, and each gets its own answer and metrics.

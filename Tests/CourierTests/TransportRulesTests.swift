@@ -264,6 +264,26 @@ struct TransportRulesTests {
         #expect(withBody.transferMetrics?.bytesReceived == 5)
     }
 
+    /// A body added before the head's `HTTPURLResponse` is built: each response builds its own
+    /// when first read (the same status, URL and fields), once each; a moved copy made after a
+    /// build keeps it.
+    @Test func aBodyAddedBeforeTheBuildBuildsItsOwnOnce() throws {
+        let head = Response(
+            statusCode: 200, data: Data(), request: nil, url: Self.origin,
+            headerFields: [("Content-Type", "text/plain"), ("X-N", "1")])
+        let whole = head.withBody(Data("body".utf8))
+        let fromWhole = try #require(whole.response)
+        #expect(whole.response === fromWhole)
+        let fromHead = try #require(head.response)
+        #expect(head.response === fromHead)
+        #expect(fromHead.statusCode == fromWhole.statusCode)
+        #expect(fromHead.url == fromWhole.url)
+        #expect(fromHead.value(forHTTPHeaderField: "x-n") == "1")
+        #expect(fromWhole.value(forHTTPHeaderField: "x-n") == "1")
+        let moved = whole.moved(to: URL(fileURLWithPath: "/tmp/courier-moved-nothing-written"))
+        #expect(moved.response === fromWhole)
+    }
+
     @Test func readersRacingForTheHeadAllGetOneObject() async throws {
         for _ in 0..<50 {
             let head = Response(

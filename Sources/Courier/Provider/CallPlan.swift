@@ -30,6 +30,8 @@ final class CallPlan: Sendable {
         case stream(idleTimeout: Duration?)
     }
 
+    // A setting added here that a target may override must also be in `plan(_:mode:headers:)`'s
+    // check for the shared plan, or a target overriding it would get the provider's value.
     let mode: Mode
     /// Headers the call itself adds before plugins' `prepare` (an event source's
     /// `Last-Event-ID`); empty for every other call.

@@ -4,8 +4,9 @@ import Foundation
     import FoundationNetworking
 #endif
 
-// The pipeline, in the order one call runs it (every stage takes the call's `CallPlan`, and those
-// that call the provider's closures its `Target`):
+// The pipeline, in the order one call runs it (every stage takes the call's `CallPlan`, those that
+// call the provider's closures its `Target`, and those that hand the target on, from `send` to
+// `transfer`, its `subject`: the target as plugins and transports see it):
 //
 //   perform        the call's deadline (`callTimeout`) around everything below
 //   performStages  the driver: runs what the `CallStateMachine` says (send, refresh, wait, finish)
@@ -535,8 +536,7 @@ extension Provider {
                     guard admits else {
                         return try await transfer(
                             request, task: endpoint.task, plan: plan, subject: subject, over: transport,
-                            download: download,
-                            isSample: false
+                            download: download, isSample: false
                         ).head
                     }
                     // The transfer's own error goes back to the cache as it was thrown (the cache
@@ -547,8 +547,7 @@ extension Provider {
                             return .success(
                                 try await transfer(
                                     request, task: endpoint.task, plan: plan, subject: subject, over: transport,
-                                    download: download,
-                                    isSample: false))
+                                    download: download, isSample: false))
                         } catch {
                             thrown = error
                             return .failure(Self.failure(from: error))

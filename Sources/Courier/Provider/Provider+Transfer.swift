@@ -11,8 +11,7 @@ extension Provider {
     @inline(__always)
     nonisolated(nonsending) func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, plan: CallPlan, subject: any TargetType, over transport: T,
-        download: URL?,
-        isSample: Bool
+        download: URL?, isSample: Bool
     ) async throws -> CallAnswer {
         var transfer = Transfer(request: request, target: subject, limits: plan.limits)
         transfer.elapsed = elapsed

@@ -26,8 +26,9 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
             private let built: Atomic<UInt>
         #endif
 
-        /// - Parameter sharing: A response with the same head, whose built `HTTPURLResponse` (if
-        ///   any) this one keeps too, rather than building its own.
+        /// - Parameter sharing: A response with the same head, whose `HTTPURLResponse` this one
+        ///   keeps too if it is built already; if not, each builds its own when first read (which
+        ///   no path in Courier does for both: a transport's head and the response with its body).
         init(
             statusCode: Int, data: Data, request: URLRequest?, head: Head, fileURL: URL?, httpVersion: String?,
             sharing other: Storage? = nil
@@ -59,11 +60,14 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         #endif
 
         var response: HTTPURLResponse? {
+            #if os(Linux)
+                // Read before the head: once built, nothing of the head is copied out to answer.
+                if let built = builtResponse { return built }
+            #endif
             switch head {
             case .built(let response): return response
             case .lazy(let lazy):
                 #if os(Linux)
-                    if let built = builtResponse { return built }
                     guard let response = lazy.build() else { return nil }
                     let mine = Unmanaged.passRetained(response)
                     let (exchanged, original) = built.compareExchange(
