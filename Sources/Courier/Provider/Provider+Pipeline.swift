@@ -265,12 +265,20 @@ extension Provider {
         // Nothing ran since the last reading (an attempt's end with nothing decoded after it, or
         // the end of `didReceive` and `process`): it is the call's end.
         call.metrics.total = ((justAttempted && !decoded) || processes ? call.last : elapsed()) - call.start
+        guard !hooked.didFinish.isEmpty else {
+            // No `didFinish`: nothing reads the metrics after the answer, so they go into it with
+            // one copy, not two (≈ 400 instructions a request, issue 29).
+            switch result {
+            case .success(let answer): return .success(answer.replacingHead(answer.head.with(call.metrics)))
+            case .failure(let error): return .failure(error.with(call.metrics))
+            }
+        }
         let metrics = call.metrics
         switch result {
         case .success(let answer): result = .success(answer.replacingHead(answer.head.with(metrics)))
         case .failure(let error): result = .failure(error.with(metrics))
         }
-        if case .success(.streamed(let streamed)) = result, !hooked.didFinish.isEmpty {
+        if case .success(.streamed(let streamed)) = result {
             // A streamed response: the call ends with its body, and `didFinish` runs then, awaited
             // by the reader that meets the end (see BodyBuffer.onEnd).
             let (plugins, context, elapsed, start) = (hooked.didFinish, call.context, elapsed, call.start)
@@ -283,11 +291,9 @@ extension Provider {
             }
             return result
         }
-        if !hooked.didFinish.isEmpty {
-            let finished = result.map { $0.head }
-            for plugin in hooked.didFinish {
-                await plugin.didFinish(finished, metrics: metrics, context: call.context)
-            }
+        let finished = result.map { $0.head }
+        for plugin in hooked.didFinish {
+            await plugin.didFinish(finished, metrics: metrics, context: call.context)
         }
         return result
     }

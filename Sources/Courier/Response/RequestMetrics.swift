@@ -78,8 +78,12 @@ public struct RequestMetrics: Sendable, Hashable {
         self.id = id
     }
 
-    mutating func append(_ attempt: Attempt) {
-        if firstAttempt == nil { firstAttempt = attempt } else { laterAttempts.append(attempt) }
+    mutating func append(_ attempt: consuming Attempt) {
+        guard case .some = firstAttempt else {
+            firstAttempt = consume attempt
+            return
+        }
+        laterAttempts.append(attempt)
     }
 }
 
@@ -150,7 +154,7 @@ public struct TransferMetrics: Sendable, Hashable {
 
 extension Response {
     /// This response with the call's metrics.
-    func with(_ metrics: RequestMetrics) -> Response {
+    func with(_ metrics: consuming RequestMetrics) -> Response {
         var response = self
         response.metrics = metrics
         return response
