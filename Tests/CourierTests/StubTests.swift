@@ -43,6 +43,34 @@ import Testing
         #expect(metrics.httpVersion == nil)
     }
 
+    /// A stub's head is built from the request's URL when first read: readers racing for it all
+    /// get one object, and a body added afterwards keeps it.
+    @Test func readersRacingForAStubsHeadAllGetOneObject() async throws {
+        let provider = Provider<TestAPI>(
+            endpointClosure: { target in
+                var endpoint = try Endpoint(target: target)
+                endpoint.sampleResponseClosure = { .networkResponse(204, Data()) }
+                return endpoint
+            },
+            stubClosure: Provider.immediatelyStub
+        )
+        for _ in 0..<20 {
+            let response = try await provider.request(.item(id: 7))
+            let ids = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+                for _ in 0..<8 { group.addTask { response.response.map(ObjectIdentifier.init) } }
+                var ids: Set<ObjectIdentifier?> = []
+                for await id in group { ids.insert(id) }
+                return ids
+            }
+            #expect(ids.count == 1)
+            let head = try #require(response.response)
+            #expect(ids.first == ObjectIdentifier(head))
+            #expect(head.statusCode == 204)
+            #expect(head.url?.path == "/v1/items/7")
+            #expect(response.withBody(Data("x".utf8)).response === head)
+        }
+    }
+
     @Test func stubsRunTheEndpointAndRequestMappings() async throws {
         let provider = Provider<TestAPI>(
             endpointClosure: { target in

@@ -64,24 +64,33 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
                 // Read before the head: once built, nothing of the head is copied out to answer.
                 if let built = builtResponse { return built }
             #endif
+            let made: HTTPURLResponse?
             switch head {
             case .built(let response): return response
             case .lazy(let lazy):
                 #if os(Linux)
-                    guard let response = lazy.build() else { return nil }
-                    let mine = Unmanaged.passRetained(response)
-                    let (exchanged, original) = built.compareExchange(
-                        expected: 0, desired: UInt(bitPattern: mine.toOpaque()),
-                        successOrdering: .acquiringAndReleasing,
-                        failureOrdering: .acquiring)
-                    if exchanged { return response }
-                    mine.release()
-                    guard let pointer = UnsafeRawPointer(bitPattern: original) else { return response }
-                    return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
+                    made = lazy.build()
                 #else
                     return lazy.eager
                 #endif
+            case .sample:
+                made = request?.url.flatMap {
+                    HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: [:])
+                }
             }
+            #if os(Linux)
+                guard let made else { return nil }
+                let mine = Unmanaged.passRetained(made)
+                let (exchanged, original) = built.compareExchange(
+                    expected: 0, desired: UInt(bitPattern: mine.toOpaque()), successOrdering: .acquiringAndReleasing,
+                    failureOrdering: .acquiring)
+                if exchanged { return made }
+                mine.release()
+                guard let pointer = UnsafeRawPointer(bitPattern: original) else { return made }
+                return Unmanaged<HTTPURLResponse>.fromOpaque(pointer).takeUnretainedValue()
+            #else
+                return made
+            #endif
         }
     }
 
@@ -89,6 +98,10 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     private enum Head: Sendable {
         case built(HTTPURLResponse?)
         case lazy(LazyHTTPResponse)
+        /// A stub's answer: `HTTP/1.1`, no header fields, the request's URL (read only when the
+        /// `HTTPURLResponse` is built: issue 29, reading `URLRequest.url` and making an empty head
+        /// cost a stubbed request ≈ 400 instructions). Linux only: built at once elsewhere.
+        case sample
     }
 
     private let storage: Storage
@@ -184,12 +197,15 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// stays `nil` (a stub does not say). Issue 29: building it for every stubbed request was a
     /// tenth of the stubbed pipeline's instructions on Linux.
     init(sampleStatusCode statusCode: Int, data: Data, request: URLRequest) {
-        var head = Head.built(nil)
-        if let url = request.url {
-            let fields: [(String, String)] = []
-            head = .lazy(
-                LazyHTTPResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: fields))
-        }
+        #if os(Linux)
+            let head = Head.sample
+        #else
+            // Cheap on Apple platforms, and cached there without `Atomic` (macOS 15 / iOS 18).
+            let head = Head.built(
+                request.url.flatMap {
+                    HTTPURLResponse(url: $0, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: [:])
+                })
+        #endif
         storage = Storage(
             statusCode: statusCode, data: data, request: request, head: head, fileURL: nil, httpVersion: nil)
     }
@@ -241,6 +257,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         switch storage.head {
         case .built(let response): response?.value(forHTTPHeaderField: name)
         case .lazy(let head): head.value(forHTTPHeaderField: name)
+        case .sample: nil
         }
     }
 
@@ -254,6 +271,7 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         switch storage.head {
         case .built(let response): ResponseBodyLimit.contentLength(of: response)
         case .lazy(let head): head.expectedContentLength
+        case .sample: -1
         }
     }
 }
