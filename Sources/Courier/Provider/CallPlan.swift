@@ -80,17 +80,17 @@ extension Provider {
     /// Resolves `target`'s settings against this provider's, once per call: the provider's own
     /// plan (``sharedPlan``) when the target overrides none of them and the call adds nothing.
     nonisolated func plan(_ target: Target, mode: CallPlan.Mode, headers: [String: String] = [:]) -> CallPlan {
-        let (limits, attemptTimeout, callTimeout) = (target.limits, target.timeout, target.callTimeout)
-        let (retryPolicy, deduplication, errorBody) = (target.retryPolicy, target.deduplication, target.errorBody)
-        if case .buffered = mode, headers.isEmpty, limits == nil, attemptTimeout == nil, callTimeout == nil,
-            retryPolicy == nil, deduplication == nil, errorBody == nil
+        // Each override is asked for and dropped at once (a target that overrides one asks again
+        // below): held together, the six optionals cost ≈ 390 instructions to copy and destroy.
+        if case .buffered = mode, headers.isEmpty, target.limits == nil, target.timeout == nil,
+            target.callTimeout == nil, target.retryPolicy == nil, target.deduplication == nil, target.errorBody == nil
         {
             return sharedPlan
         }
         return CallPlan(
-            mode: mode, headers: headers, limits: limits ?? self.limits, attemptTimeout: attemptTimeout ?? timeout,
-            callTimeout: callTimeout ?? self.callTimeout, retryPolicy: retryPolicy ?? self.retryPolicy,
-            deduplication: deduplication ?? self.deduplication, errorBody: errorBody ?? self.errorBody)
+            mode: mode, headers: headers, limits: target.limits ?? limits, attemptTimeout: target.timeout ?? timeout,
+            callTimeout: target.callTimeout ?? callTimeout, retryPolicy: target.retryPolicy ?? retryPolicy,
+            deduplication: target.deduplication ?? deduplication, errorBody: target.errorBody ?? errorBody)
     }
 
     /// The plan of a buffered call whose target overrides none of the provider's settings.
