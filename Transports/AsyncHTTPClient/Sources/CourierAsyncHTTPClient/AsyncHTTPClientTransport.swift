@@ -47,15 +47,32 @@ import NIOSSL
 ///   received and not yet handed over when the connection broke are lost (it discards them with
 ///   the error); `URLSessionTransport` hands over every byte before the error. A stream reader sees
 ///   what arrived in order, never invented, then the error.
-/// - Trust policies (``init(client:userAgent:trust:tlsConfiguration:)``): roots and client
+/// - Trust policies (``init(client:uploadClient:userAgent:trust:tlsConfiguration:)``): roots and client
 ///   identities are enforced; pins and evaluators are refused when the transport is made, because
 ///   AsyncHTTPClient 1.37 offers no hook before the request is sent.
+/// - Request bodies sent in parts to `https` URLs (files, and bodies in memory sent with progress)
+///   go over HTTP/1.1, on ``uploadClient``. AsyncHTTPClient 1.37 crashes the process when an
+///   HTTP/2 server completes a 2xx answer while such a body is still being sent and the stream
+///   then closes (a force unwrap in its HTTP/2 request handler,
+///   [async-http-client#922](https://github.com/swift-server/async-http-client/issues/922)):
+///   a server that answers an upload without reading it does this every time, and one that
+///   answers as soon as it has the announced length, now and then. A body in memory sent without
+///   progress is handed to AsyncHTTPClient whole, is done before any answer can arrive, and goes
+///   over HTTP/2 where the server offers it. ``sharedClient``'s transports use
+///   ``sharedUploadClient``; with a client of your own, pass `uploadClient:` one made from the
+///   same configuration with `httpVersion = .http1Only`, or such bodies go on your client and,
+///   over HTTP/2, the crash stays possible.
 /// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
 ///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
 ///   (``Courier/TargetType/timeout``) work the same on both transports.
 public struct AsyncHTTPClientTransport: Transport {
     /// The client requests run on.
     public let client: HTTPClient
+    /// The client that carries request bodies sent in parts (files, bodies in memory sent with
+    /// progress) to `https` URLs: HTTP/1.1 only, because of an AsyncHTTPClient crash over HTTP/2
+    /// (see the type's documentation). ``sharedUploadClient`` when ``client`` is
+    /// ``sharedClient``, otherwise the one given to `init`, or ``client`` when none was.
+    public let uploadClient: HTTPClient
     /// The `User-Agent` sent when a request has none; `nil` sends none.
     public let userAgent: String?
 
@@ -64,6 +81,15 @@ public struct AsyncHTTPClientTransport: Transport {
     /// nobody has to shut anything down.
     public static let sharedClient = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: clientConfiguration())
+
+    /// The client ``sharedClient``'s transports send request bodies in parts over HTTPS with:
+    /// ``clientConfiguration()`` with HTTP/1.1 only, made once per process on SwiftNIO's shared
+    /// event loops, never shut down.
+    public static let sharedUploadClient: HTTPClient = {
+        var configuration = clientConfiguration()
+        configuration.httpVersion = .http1Only
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     /// The `User-Agent` sent by default.
     public static let defaultUserAgent = "Courier (AsyncHTTPClient)"
@@ -97,11 +123,23 @@ public struct AsyncHTTPClientTransport: Transport {
     /// Creates a transport.
     /// - Parameters:
     ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
+    ///   - uploadClient: The client for request bodies sent in parts to `https` URLs, HTTP/1.1
+    ///     only (see ``uploadClient``). Default: ``sharedUploadClient`` with ``sharedClient``,
+    ///     otherwise `client`.
     ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
-    public init(client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent) {
+    public init(
+        client: HTTPClient = AsyncHTTPClientTransport.sharedClient, uploadClient: HTTPClient? = nil,
+        userAgent: String? = defaultUserAgent
+    ) {
         self.client = client
+        self.uploadClient = Self.uploadClient(uploadClient, for: client)
         self.userAgent = userAgent
         self.trust = nil
+    }
+
+    /// The client given for uploads, or the one that goes with `client`.
+    private static func uploadClient(_ given: HTTPClient?, for client: HTTPClient) -> HTTPClient {
+        given ?? (client === sharedClient ? sharedUploadClient : client)
     }
 
     /// Creates a transport with trust policies per host.
@@ -116,6 +154,9 @@ public struct AsyncHTTPClientTransport: Transport {
     ///
     /// - Parameters:
     ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
+    ///   - uploadClient: The client for request bodies sent in parts to `https` URLs, HTTP/1.1
+    ///     only (see ``uploadClient``). Default: ``sharedUploadClient`` with ``sharedClient``,
+    ///     otherwise `client`.
     ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
     ///   - trust: The policies, by host.
     ///   - tlsConfiguration: What each policy's configuration starts from. Default:
@@ -123,11 +164,13 @@ public struct AsyncHTTPClientTransport: Transport {
     /// - Throws: ``Courier/TrustConfigurationError`` for pins or an evaluator, or a value that
     ///   cannot be read (a certificate, a key, a PKCS #12 password).
     public init(
-        client: HTTPClient = AsyncHTTPClientTransport.sharedClient, userAgent: String? = defaultUserAgent,
-        trust: TrustPolicies, tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
+        client: HTTPClient = AsyncHTTPClientTransport.sharedClient, uploadClient: HTTPClient? = nil,
+        userAgent: String? = defaultUserAgent, trust: TrustPolicies,
+        tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
     ) throws(TrustConfigurationError) {
         let configurations = try TrustConfigurations(trust, base: tlsConfiguration)
         self.client = client
+        self.uploadClient = Self.uploadClient(uploadClient, for: client)
         self.userAgent = userAgent
         self.trust = configurations.isSystem ? nil : configurations
     }
@@ -161,10 +204,12 @@ public struct AsyncHTTPClientTransport: Transport {
         while true {
             try Task.checkCancellation()
             try current.checkDestination()
-            let (request, bytesSent) = try makeRequest(current)
+            let (request, bytesSent, inParts) = try makeRequest(current)
+            // A body in parts to an https URL goes over HTTP/1.1 (see uploadClient).
+            let carrier = inParts && Self.isHTTPS(current.request.url) ? uploadClient : client
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, deadline: .distantFuture)
+                response = try await carrier.execute(request, deadline: .distantFuture)
             } catch {
                 // A refused certificate: typed, with the host and the reason (see ServerTrust).
                 if let refusal = await ServerTrust.refusal(error, url: current.request.url) { throw refusal }
@@ -188,12 +233,14 @@ public struct AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// The AsyncHTTPClient request for a transfer's request, with its body, and the body's size.
-    private func makeRequest(_ transfer: Transfer) throws -> (HTTPClientRequest, bytesSent: Int64) {
+    /// The AsyncHTTPClient request for a transfer's request, with its body; the body's size, and
+    /// whether AsyncHTTPClient sends it in parts (a file, or a body in memory sent with progress)
+    /// rather than whole.
+    private func makeRequest(_ transfer: Transfer) throws -> (HTTPClientRequest, bytesSent: Int64, inParts: Bool) {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
-        if let trust, let url = transfer.request.url, url.scheme?.lowercased() == "https", let host = url.host {
+        if let trust, let url = transfer.request.url, Self.isHTTPS(url), let host = url.host {
             request.tlsConfiguration = trust.configuration(forHost: host)
         }
         var hasUserAgent = false
@@ -212,16 +259,22 @@ public struct AsyncHTTPClientTransport: Transport {
         let progress = transfer.progress
         if let size = try transfer.fileBodySize(), case .file(let url) = transfer.body {
             request.body = .stream(FileChunks(url: url, size: size, progress: progress), length: .known(Int64(size)))
-            return (request, Int64(size))
+            return (request, Int64(size), true)
         } else if let data = transfer.request.httpBody, !data.isEmpty {
             if let progress {
                 request.body = .stream(DataChunks(data: data, progress: progress), length: .known(Int64(data.count)))
-            } else {
-                request.body = .bytes(ByteBuffer(bytes: data))
+                return (request, Int64(data.count), true)
             }
-            return (request, Int64(data.count))
+            // Whole: AsyncHTTPClient writes it and ends it at once, right after the head.
+            request.body = .bytes(ByteBuffer(bytes: data))
+            return (request, Int64(data.count), false)
         }
-        return (request, 0)
+        return (request, 0, false)
+    }
+
+    /// Whether a URL's scheme is `https`, in any case.
+    private static func isHTTPS(_ url: URL?) -> Bool {
+        url?.scheme?.lowercased() == "https"
     }
 
     /// Whether a header name is `lowercase` (lowercase ASCII), ignoring ASCII case.

@@ -43,8 +43,13 @@ struct FileChunks: AsyncSequence, Sendable {
         let source: FileChunks
         var file: Descriptor?
         var offset: UInt64 = 0
+        var lastByte = LastByteApart()
 
         mutating func next() async throws -> ByteBuffer? {
+            if let last = lastByte.take() {
+                source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
+                return last
+            }
             guard offset < source.size else { return nil }
             let file = try self.file ?? Self.open(source.url)
             self.file = file
@@ -68,8 +73,10 @@ struct FileChunks: AsyncSequence, Sendable {
                 throw FileBodyFailure.sizeChanged(source.url, expected: source.size, actual: endSize ?? total)
             }
             offset = total
-            source.progress?(.sent(bytes: Int64(offset), total: Int64(source.size)))
-            return buffer
+            var part = buffer
+            lastByte.holdBack(from: &part, endsBody: offset == source.size)
+            source.progress?(.sent(bytes: Int64(offset) - Int64(lastByte.count), total: Int64(source.size)))
+            return part
         }
 
         private static func open(_ url: URL) throws -> Descriptor {
@@ -98,16 +105,58 @@ struct DataChunks: AsyncSequence, Sendable {
     struct Iterator: AsyncIteratorProtocol {
         let source: DataChunks
         var offset = 0
+        var lastByte = LastByteApart()
 
         mutating func next() async throws -> ByteBuffer? {
-            guard offset < source.data.count else { return nil }
-            let end = Swift.min(offset + DataChunks.chunkSize, source.data.count)
+            let size = source.data.count
+            if let last = lastByte.take() {
+                source.progress(.sent(bytes: Int64(size), total: Int64(size)))
+                return last
+            }
+            guard offset < size else { return nil }
+            let end = Swift.min(offset + DataChunks.chunkSize, size)
             let start = source.data.startIndex
-            let buffer = ByteBuffer(bytes: source.data[(start + offset)..<(start + end)])
+            var part = ByteBuffer(bytes: source.data[(start + offset)..<(start + end)])
             offset = end
-            source.progress(.sent(bytes: Int64(offset), total: Int64(source.data.count)))
-            return buffer
+            lastByte.holdBack(from: &part, endsBody: offset == size)
+            source.progress(.sent(bytes: Int64(offset - lastByte.count), total: Int64(size)))
+            return part
         }
+    }
+}
+
+/// A streamed body's last byte, held back from its last part and handed over as a part of its
+/// own.
+///
+/// AsyncHTTPClient 1.37 crashes the process (a force unwrap in its HTTP/2 request handler,
+/// swift-server/async-http-client#922) when an HTTP/2 stream closes after a 2xx answer arrived
+/// while the request body was still being sent. AsyncHTTPClient ends a streamed body only when
+/// the sequence ends, after its last part was written; when that write finds the connection full,
+/// it first waits for the connection to drain, and a server that answers as soon as it has the
+/// announced length answers in that wait. With the last byte apart, the part before it takes
+/// that wait, and the last byte and the end follow at once, with no wait between them. This
+/// narrows the window to the scheduling of two consecutive writes; it does not close it, and a
+/// server that answers before it has the body is not helped at all: that is why bodies sent in
+/// parts to `https` URLs go on ``AsyncHTTPClientTransport/uploadClient`` (HTTP/1.1).
+struct LastByteApart {
+    private var held: ByteBuffer?
+
+    /// Bytes held back: 0 or 1.
+    var count: Int { held?.readableBytes ?? 0 }
+
+    /// The byte held back, once.
+    mutating func take() -> ByteBuffer? {
+        defer { held = nil }
+        return held
+    }
+
+    /// Holds back the last byte of `part` when `part` ends the body and has more than one byte.
+    mutating func holdBack(from part: inout ByteBuffer, endsBody: Bool) {
+        guard endsBody, part.readableBytes > 1, let last = part.getSlice(at: part.writerIndex - 1, length: 1) else {
+            return
+        }
+        part.moveWriterIndex(to: part.writerIndex - 1)
+        held = last
     }
 }
 

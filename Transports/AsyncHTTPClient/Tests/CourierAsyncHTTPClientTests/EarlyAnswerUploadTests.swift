@@ -1,0 +1,171 @@
+import AsyncHTTPClient
+import Courier
+import CourierTransportConformance
+import Foundation
+import NIOCore
+import NIOSSL
+import Testing
+
+@testable import CourierAsyncHTTPClient
+
+/// An HTTP/2 server that completes a 2xx answer while the request body is still being sent:
+/// nginx in front of httpbin's `/status/200`, which answers without reading the body (nginx then
+/// resets the stream). AsyncHTTPClient 1.37 traps when that happens to a body it streams
+/// (async-http-client#922); before the transport sent such bodies over HTTP/1.1, the upload tests
+/// here ended the test process every time.
+@Suite(.enabled(if: TLSServers.fromEnvironment != nil, "needs scripts/test's TLS servers"))
+struct EarlyAnswerUploadTests {
+    private let servers = TLSServers.fromEnvironment!
+
+    struct Upload: TargetType {
+        var baseURL: URL
+        var path: String { "httpbin/status/200" }
+        var method: HTTPMethod { .post }
+        var headers: [String: String] { [:] }
+        var task: HTTPTask
+    }
+
+    struct Small: TargetType {
+        var baseURL: URL
+        var path: String { "small.json" }
+        var headers: [String: String] { [:] }
+        var task: HTTPTask { .plain }
+    }
+
+    /// 4 MiB in a new file, removed by `body`'s end.
+    private func withFile<T>(_ body: (URL) async throws -> T) async throws -> T {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("early-\(UUID().uuidString)")
+        try Data(repeating: 0x61, count: 4 << 20).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try await body(file)
+    }
+
+    /// A transport on the shared client that trusts the test CA.
+    private func sharedTransport() throws -> AsyncHTTPClientTransport {
+        try AsyncHTTPClientTransport(trust: TrustPolicies(default: TrustPolicy(roots: .only([.pem(servers.ca)]))))
+    }
+
+    /// Sends an upload nginx answers early. An answer must have come over HTTP/1.1: httpbin's 200,
+    /// or nginx's 502 when httpbin closed before nginx had passed on the body. The one error
+    /// allowed is a lost connection: nginx closing it while the body was still going out.
+    private func expectOverHTTP1(_ send: () async throws -> Response?) async throws {
+        do {
+            let response = try await send()
+            #expect(response?.httpVersion == "HTTP/1.1")
+        } catch CourierError.underlying(let error as URLError, _) where error.code == .networkConnectionLost {}
+    }
+
+    @Test func aFileAnsweredBeforeItIsReadGoesOverHTTP1AndOtherRequestsKeepHTTP2() async throws {
+        let provider = Provider<Upload>(transport: try sharedTransport())
+        try await withFile { file in
+            for _ in 0..<4 {
+                try await expectOverHTTP1 {
+                    try await provider.request(Upload(baseURL: servers.url, task: .uploadFile(file)))
+                }
+            }
+        }
+        let get = Provider<Small>(transport: try sharedTransport())
+        #expect(try await get.request(Small(baseURL: servers.url)).httpVersion == "HTTP/2")
+    }
+
+    @Test func aBodyInMemorySentWithProgressGoesOverHTTP1() async throws {
+        let provider = Provider<Upload>(transport: try sharedTransport())
+        let target = Upload(baseURL: servers.url, task: .data(Data(repeating: 0x62, count: 4 << 20)))
+        for _ in 0..<4 {
+            try await expectOverHTTP1 {
+                var last: Response?
+                for try await event in provider.requestWithProgress(target) {
+                    if let response = event.response { last = response }
+                }
+                return last
+            }
+        }
+    }
+
+    @Test func aBodyInMemoryWithoutProgressIsSentWholeOverHTTP2() async throws {
+        // HTTPSClient.shared negotiates HTTP/2 and no upload client is given: only a body handed
+        // over whole is safe on it, and it is.
+        let client = try #require(HTTPSClient.shared)
+        let provider = Provider<Upload>(transport: AsyncHTTPClientTransport(client: client))
+        for _ in 0..<3 {
+            let response = try await provider.request(
+                Upload(baseURL: servers.url, task: .data(Data(repeating: 0x63, count: 4 << 20))))
+            #expect(response.statusCode == 200)
+            #expect(response.httpVersion == "HTTP/2")
+        }
+    }
+
+    @Test func aClientOfYourOwnSendsFilesOnTheUploadClientGiven() async throws {
+        let client = try #require(HTTPSClient.shared)
+        let uploads = try #require(HTTPSClient.http1)
+        let transport = AsyncHTTPClientTransport(client: client, uploadClient: uploads)
+        #expect(transport.uploadClient === uploads)
+        let provider = Provider<Upload>(transport: transport)
+        try await withFile { file in
+            for _ in 0..<4 {
+                try await expectOverHTTP1 {
+                    try await provider.request(Upload(baseURL: servers.url, task: .uploadFile(file)))
+                }
+            }
+        }
+    }
+}
+
+/// Which client carries uploads, without servers.
+struct UploadClientTests {
+    @Test func theSharedClientGoesWithTheSharedUploadClientAndYoursWithItselfUnlessGiven() async throws {
+        #expect(AsyncHTTPClientTransport().uploadClient === AsyncHTTPClientTransport.sharedUploadClient)
+        #expect(AsyncHTTPClientTransport.sharedUploadClient !== AsyncHTTPClientTransport.sharedClient)
+        let trusting = try AsyncHTTPClientTransport(trust: TrustPolicies())
+        #expect(trusting.uploadClient === AsyncHTTPClientTransport.sharedUploadClient)
+        let mine = HTTPClient(eventLoopGroupProvider: .singleton)
+        let uploads = HTTPClient(eventLoopGroupProvider: .singleton)
+        #expect(AsyncHTTPClientTransport(client: mine).uploadClient === mine)
+        #expect(AsyncHTTPClientTransport(client: mine, uploadClient: uploads).uploadClient === uploads)
+        #expect(try AsyncHTTPClientTransport(client: mine, trust: TrustPolicies()).uploadClient === mine)
+        try await mine.shutdown()
+        try await uploads.shutdown()
+    }
+
+    /// A streamed body's parts: all of it, in order, its last byte a part of its own; progress
+    /// never goes back and reaches the size only with that byte.
+    @Test(arguments: [1, 2, 64 << 10, (64 << 10) + 1, 200_001])
+    func aStreamedBodysLastByteIsAPartOfItsOwn(size: Int) async throws {
+        let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let (memoryProgress, memoryReports) = AsyncStream.makeStream(of: Int64.self)
+        var fromMemory: [ByteBuffer] = []
+        for try await part in DataChunks(data: data, progress: { Self.report($0, to: memoryReports) }) {
+            fromMemory.append(part)
+        }
+        memoryReports.finish()
+        await Self.expectParts(fromMemory, of: data, progress: memoryProgress)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("parts-\(UUID().uuidString)")
+        try data.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (fileProgress, fileReports) = AsyncStream.makeStream(of: Int64.self)
+        var fromFile: [ByteBuffer] = []
+        for try await part in FileChunks(url: file, size: UInt64(size), progress: { Self.report($0, to: fileReports) })
+        {
+            fromFile.append(part)
+        }
+        fileReports.finish()
+        await Self.expectParts(fromFile, of: data, progress: fileProgress)
+    }
+
+    private static func report(_ progress: TransferProgress, to reports: AsyncStream<Int64>.Continuation) {
+        if case .sent(let bytes, _) = progress { reports.yield(bytes) }
+    }
+
+    private static func expectParts(_ parts: [ByteBuffer], of data: Data, progress: AsyncStream<Int64>) async {
+        var sent: [Int64] = []
+        for await bytes in progress { sent.append(bytes) }
+        #expect(Data(parts.flatMap { $0.readableBytesView }) == data)
+        #expect(parts.last?.readableBytes == 1)
+        if data.count > 1 { #expect(parts.count >= 2) }
+        #expect(sent.count == parts.count)
+        #expect(sent == sent.sorted())
+        #expect(sent.last == Int64(data.count))
+        #expect(sent.dropLast().allSatisfy { $0 < Int64(data.count) })
+    }
+}
