@@ -106,7 +106,8 @@ public enum TransportConformance: Sendable {
     /// ``checks`` but the ones that need the fault server's malformed or hostile answers (broken
     /// responses, bodies cut short, hostile lengths, bytes past `Content-Length`, a download cut
     /// off by a reset, a flood of header fields), which only plain HTTP can deliver as sent. Bodies, files, progress, streams, cancellation, deadlines, limits,
-    /// decompression and redirects all run over TLS, HTTP/2 where the transport negotiates it.
+    /// decompression and redirects all run over TLS, HTTP/2 where the transport negotiates it
+    /// (`AsyncHTTPClientTransport` sends requests with a body over HTTP/1.1: see its documentation).
     /// Then checks of TLS itself (``TLSTestServers``): refused certificates (expired, for another
     /// host, self-signed, unknown authority) are `CourierError.serverTrust`
     /// and the server sees no request; `https` → `http` redirects are refused

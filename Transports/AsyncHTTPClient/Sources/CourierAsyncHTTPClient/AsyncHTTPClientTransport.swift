@@ -50,27 +50,27 @@ import NIOSSL
 /// - Trust policies (``init(client:uploadClient:userAgent:trust:tlsConfiguration:)``): roots and client
 ///   identities are enforced; pins and evaluators are refused when the transport is made, because
 ///   AsyncHTTPClient 1.37 offers no hook before the request is sent.
-/// - Request bodies sent in parts to `https` URLs (files, and bodies in memory sent with progress)
-///   go over HTTP/1.1, on ``uploadClient``. AsyncHTTPClient 1.37 crashes the process when an
-///   HTTP/2 server completes a 2xx answer while such a body is still being sent and the stream
-///   then closes (a force unwrap in its HTTP/2 request handler,
-///   [async-http-client#922](https://github.com/swift-server/async-http-client/issues/922)):
-///   a server that answers an upload without reading it does this every time, and one that
-///   answers as soon as it has the announced length, now and then. A body in memory sent without
-///   progress is handed to AsyncHTTPClient whole, is done before any answer can arrive, and goes
-///   over HTTP/2 where the server offers it. ``sharedClient``'s transports use
+/// - Requests with a body to `https` URLs go over HTTP/1.1, on ``uploadClient``; requests without
+///   one keep HTTP/2. AsyncHTTPClient 1.37 crashes the process when an HTTP/2 server completes a
+///   2xx answer while the request body has not been wholly handed to the connection and the
+///   stream then closes or drains (force unwraps in its HTTP/2 request handler,
+///   [async-http-client#922](https://github.com/swift-server/async-http-client/issues/922)). A
+///   server that answers an upload without reading it does this every time; one that answers as
+///   soon as it has the announced length, now and then; and a body in memory, which
+///   AsyncHTTPClient otherwise hands over right after the head, waits too when the connection is
+///   full, which a server that stops reading can arrange. ``sharedClient``'s transports use
 ///   ``sharedUploadClient``; with a client of your own, pass `uploadClient:` one made from the
-///   same configuration with `httpVersion = .http1Only`, or such bodies go on your client and,
-///   over HTTP/2, the crash stays possible.
+///   same configuration with `httpVersion = .http1Only`, or requests with a body go on your
+///   client and, over HTTP/2, the crash stays possible.
 /// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
 ///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
 ///   (``Courier/TargetType/timeout``) work the same on both transports.
 public struct AsyncHTTPClientTransport: Transport {
     /// The client requests run on.
     public let client: HTTPClient
-    /// The client that carries request bodies sent in parts (files, bodies in memory sent with
-    /// progress) to `https` URLs: HTTP/1.1 only, because of an AsyncHTTPClient crash over HTTP/2
-    /// (see the type's documentation). ``sharedUploadClient`` when ``client`` is
+    /// The client that carries requests with a body to URLs that may speak TLS (`https`, and
+    /// AsyncHTTPClient's `https+unix`): HTTP/1.1 only, because of an AsyncHTTPClient crash over
+    /// HTTP/2 (see the type's documentation). ``sharedUploadClient`` when ``client`` is
     /// ``sharedClient``, otherwise the one given to `init`, or ``client`` when none was.
     public let uploadClient: HTTPClient
     /// The `User-Agent` sent when a request has none; `nil` sends none.
@@ -82,7 +82,7 @@ public struct AsyncHTTPClientTransport: Transport {
     public static let sharedClient = HTTPClient(
         eventLoopGroupProvider: .singleton, configuration: clientConfiguration())
 
-    /// The client ``sharedClient``'s transports send request bodies in parts over HTTPS with:
+    /// The client ``sharedClient``'s transports send requests with a body over HTTPS with:
     /// ``clientConfiguration()`` with HTTP/1.1 only, made once per process on SwiftNIO's shared
     /// event loops, never shut down.
     public static let sharedUploadClient: HTTPClient = {
@@ -123,9 +123,9 @@ public struct AsyncHTTPClientTransport: Transport {
     /// Creates a transport.
     /// - Parameters:
     ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
-    ///   - uploadClient: The client for request bodies sent in parts to `https` URLs, HTTP/1.1
-    ///     only (see ``uploadClient``). Default: ``sharedUploadClient`` with ``sharedClient``,
-    ///     otherwise `client`.
+    ///   - uploadClient: The client for requests with a body to `https` URLs, HTTP/1.1 only (see
+    ///     ``uploadClient``). Default: ``sharedUploadClient`` with ``sharedClient``, otherwise
+    ///     `client`.
     ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
     public init(
         client: HTTPClient = AsyncHTTPClientTransport.sharedClient, uploadClient: HTTPClient? = nil,
@@ -154,9 +154,9 @@ public struct AsyncHTTPClientTransport: Transport {
     ///
     /// - Parameters:
     ///   - client: The client. Default: ``sharedClient``. You shut down a client you made.
-    ///   - uploadClient: The client for request bodies sent in parts to `https` URLs, HTTP/1.1
-    ///     only (see ``uploadClient``). Default: ``sharedUploadClient`` with ``sharedClient``,
-    ///     otherwise `client`.
+    ///   - uploadClient: The client for requests with a body to `https` URLs, HTTP/1.1 only (see
+    ///     ``uploadClient``). Default: ``sharedUploadClient`` with ``sharedClient``, otherwise
+    ///     `client`.
     ///   - userAgent: The `User-Agent` for requests without one. Default: ``defaultUserAgent``.
     ///   - trust: The policies, by host.
     ///   - tlsConfiguration: What each policy's configuration starts from. Default:
@@ -204,9 +204,9 @@ public struct AsyncHTTPClientTransport: Transport {
         while true {
             try Task.checkCancellation()
             try current.checkDestination()
-            let (request, bytesSent, inParts) = try makeRequest(current)
-            // A body in parts to an https URL goes over HTTP/1.1 (see uploadClient).
-            let carrier = inParts && Self.isHTTPS(current.request.url) ? uploadClient : client
+            let (request, bytesSent) = try makeRequest(current)
+            // A body to a URL that may speak TLS, so HTTP/2, goes over HTTP/1.1 (see uploadClient).
+            let carrier = bytesSent > 0 && !Self.isCleartext(current.request.url) ? uploadClient : client
             let response: HTTPClientResponse
             do {
                 response = try await carrier.execute(request, deadline: .distantFuture)
@@ -233,14 +233,12 @@ public struct AsyncHTTPClientTransport: Transport {
         }
     }
 
-    /// The AsyncHTTPClient request for a transfer's request, with its body; the body's size, and
-    /// whether AsyncHTTPClient sends it in parts (a file, or a body in memory sent with progress)
-    /// rather than whole.
-    private func makeRequest(_ transfer: Transfer) throws -> (HTTPClientRequest, bytesSent: Int64, inParts: Bool) {
+    /// The AsyncHTTPClient request for a transfer's request, with its body, and the body's size.
+    private func makeRequest(_ transfer: Transfer) throws -> (HTTPClientRequest, bytesSent: Int64) {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
-        if let trust, let url = transfer.request.url, Self.isHTTPS(url), let host = url.host {
+        if let trust, let url = transfer.request.url, url.scheme?.lowercased() == "https", let host = url.host {
             request.tlsConfiguration = trust.configuration(forHost: host)
         }
         var hasUserAgent = false
@@ -259,22 +257,25 @@ public struct AsyncHTTPClientTransport: Transport {
         let progress = transfer.progress
         if let size = try transfer.fileBodySize(), case .file(let url) = transfer.body {
             request.body = .stream(FileChunks(url: url, size: size, progress: progress), length: .known(Int64(size)))
-            return (request, Int64(size), true)
+            return (request, Int64(size))
         } else if let data = transfer.request.httpBody, !data.isEmpty {
             if let progress {
                 request.body = .stream(DataChunks(data: data, progress: progress), length: .known(Int64(data.count)))
-                return (request, Int64(data.count), true)
+            } else {
+                request.body = .bytes(ByteBuffer(bytes: data))
             }
-            // Whole: AsyncHTTPClient writes it and ends it at once, right after the head.
-            request.body = .bytes(ByteBuffer(bytes: data))
-            return (request, Int64(data.count), false)
+            return (request, Int64(data.count))
         }
-        return (request, 0, false)
+        return (request, 0)
     }
 
-    /// Whether a URL's scheme is `https`, in any case.
-    private static func isHTTPS(_ url: URL?) -> Bool {
-        url?.scheme?.lowercased() == "https"
+    /// Whether AsyncHTTPClient speaks plain HTTP/1.1 to a URL (`http`, `http+unix`, `unix`, in
+    /// any case): never TLS, so never HTTP/2.
+    private static func isCleartext(_ url: URL?) -> Bool {
+        switch url?.scheme?.lowercased() {
+        case "http", "http+unix", "unix": true
+        default: false
+        }
     }
 
     /// Whether a header name is `lowercase` (lowercase ASCII), ignoring ASCII case.

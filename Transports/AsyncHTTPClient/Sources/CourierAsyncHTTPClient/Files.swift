@@ -136,8 +136,9 @@ struct DataChunks: AsyncSequence, Sendable {
 /// announced length answers in that wait. With the last byte apart, the part before it takes
 /// that wait, and the last byte and the end follow at once, with no wait between them. This
 /// narrows the window to the scheduling of two consecutive writes; it does not close it, and a
-/// server that answers before it has the body is not helped at all: that is why bodies sent in
-/// parts to `https` URLs go on ``AsyncHTTPClientTransport/uploadClient`` (HTTP/1.1).
+/// server that answers before it has the body is not helped at all: that is why requests with a
+/// body to `https` URLs go on ``AsyncHTTPClientTransport/uploadClient`` (HTTP/1.1). This helps
+/// only a client of your own given no upload client.
 struct LastByteApart {
     private var held: ByteBuffer?
 
