@@ -171,7 +171,6 @@ tls_write_config() {
         proxy_http_version 1.1;
         proxy_set_header Connection \"\";
         proxy_buffering off;
-        proxy_request_buffering off;
         proxy_read_timeout 180s;
         proxy_send_timeout 180s;"
     {
@@ -205,6 +204,15 @@ EOF
             proxy_set_header Host \$http_host;
             proxy_set_header X-Forwarded-Proto https;
             proxy_redirect ~^/(.*)\$ /httpbin/\$1;$proxy
+        }
+        # The same httpbin with the request body passed on as it arrives, so httpbin can answer
+        # before it has the body (EarlyAnswerUploadTests). Elsewhere nginx reads a body whole first,
+        # as it does by default: an upstream that answers early makes nginx close the client's
+        # HTTP/1.1 connection after the answer, and a request already on its way to it is lost.
+        location /unbuffered/ {
+            proxy_pass http://courier_httpbin/;
+            proxy_set_header Host \$http_host;
+            proxy_request_buffering off;$proxy
         }
         location ~ ^/to-http-307(/.*)\$ { return 307 $httpbin\$1\$is_args\$args; }
         location ~ ^/to-http(/.*)\$ { return 302 $httpbin\$1\$is_args\$args; }"

@@ -9,17 +9,19 @@ import Testing
 @testable import CourierAsyncHTTPClient
 
 /// An HTTP/2 server that completes a 2xx answer while the request body is still being sent:
-/// nginx in front of httpbin's `/status/200`, which answers without reading the body (nginx then
-/// resets the stream). AsyncHTTPClient 1.37 traps when that happens (async-http-client#922);
-/// before the transport sent requests with a body to `https` URLs over HTTP/1.1, the file and
-/// progress tests here ended the test process every time.
+/// nginx in front of httpbin's `/status/200` with the body passed on as it arrives
+/// (`/unbuffered/`), so httpbin answers without reading it (nginx then resets the stream).
+/// AsyncHTTPClient 1.37 traps when that happens (async-http-client#922); before the transport sent
+/// requests with a body to `https` URLs over HTTP/1.1, the file and progress tests here ended the
+/// test process every time. Each test has clients of its own: over HTTP/1.1 nginx closes a
+/// connection after such an answer, which must not reach other tests' pools.
 @Suite(.enabled(if: TLSServers.fromEnvironment != nil, "needs scripts/test's TLS servers"))
 struct EarlyAnswerUploadTests {
     private let servers = TLSServers.fromEnvironment!
 
     struct Upload: TargetType {
         var baseURL: URL
-        var path = "httpbin/status/200"
+        var path = "unbuffered/status/200"
         var method: HTTPMethod { .post }
         var headers: [String: String] { [:] }
         var task: HTTPTask
@@ -33,16 +35,26 @@ struct EarlyAnswerUploadTests {
     }
 
     /// 4 MiB in a new file, removed by `body`'s end.
-    private func withFile<T>(_ body: (URL) async throws -> T) async throws -> T {
+    private func withFile(_ body: (URL) async throws -> Void) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("early-\(UUID().uuidString)")
         try Data(repeating: 0x61, count: 4 << 20).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        return try await body(file)
+        try await body(file)
     }
 
-    /// A transport on the shared client that trusts the test CA.
-    private func sharedTransport() throws -> AsyncHTTPClientTransport {
-        try AsyncHTTPClientTransport(trust: TrustPolicies(default: TrustPolicy(roots: .only([.pem(servers.ca)]))))
+    /// A transport on a client and an upload client of the test's own, as the documentation asks
+    /// of a client of your own (the shared pair is chosen the same way: `UploadClientTests`), both
+    /// shut down after `body`.
+    private func withTransport(_ body: (AsyncHTTPClientTransport) async throws -> Void) async throws {
+        let client = try #require(HTTPSClient.make(httpVersion: .automatic))
+        let uploads = try #require(HTTPSClient.make(httpVersion: .http1Only))
+        let transport = AsyncHTTPClientTransport(client: client, uploadClient: uploads)
+        #expect(transport.uploadClient === uploads)
+        var failure: (any Error)?
+        do { try await body(transport) } catch { failure = error }
+        try await client.shutdown()
+        try await uploads.shutdown()
+        if let failure { throw failure }
     }
 
     /// Sends an upload nginx answers early. An answer must have come over HTTP/1.1: httpbin's 200,
@@ -55,29 +67,34 @@ struct EarlyAnswerUploadTests {
         } catch CourierError.underlying(let error as URLError, _) where error.code == .networkConnectionLost {}
     }
 
-    @Test func aFileAnsweredBeforeItIsReadGoesOverHTTP1AndOtherRequestsKeepHTTP2() async throws {
-        let provider = Provider<Upload>(transport: try sharedTransport())
-        try await withFile { file in
-            for _ in 0..<4 {
-                try await expectOverHTTP1 {
-                    try await provider.request(Upload(baseURL: servers.url, task: .uploadFile(file)))
+    @Test func aFileAnsweredBeforeItIsReadGoesOverHTTP1AndRequestsWithoutABodyKeepHTTP2() async throws {
+        try await withTransport { transport in
+            let provider = Provider<Upload>(transport: transport)
+            try await withFile { file in
+                for _ in 0..<4 {
+                    try await expectOverHTTP1 {
+                        try await provider.request(Upload(baseURL: servers.url, task: .uploadFile(file)))
+                    }
                 }
             }
+            #expect(try await provider.request(Upload(baseURL: servers.url, task: .plain)).httpVersion == "HTTP/2")
+            let get = Provider<Small>(transport: transport)
+            #expect(try await get.request(Small(baseURL: servers.url)).httpVersion == "HTTP/2")
         }
-        let get = Provider<Small>(transport: try sharedTransport())
-        #expect(try await get.request(Small(baseURL: servers.url)).httpVersion == "HTTP/2")
     }
 
     @Test func aBodyInMemorySentWithProgressGoesOverHTTP1() async throws {
-        let provider = Provider<Upload>(transport: try sharedTransport())
-        let target = Upload(baseURL: servers.url, task: .data(Data(repeating: 0x62, count: 4 << 20)))
-        for _ in 0..<4 {
-            try await expectOverHTTP1 {
-                var last: Response?
-                for try await event in provider.requestWithProgress(target) {
-                    if let response = event.response { last = response }
+        try await withTransport { transport in
+            let provider = Provider<Upload>(transport: transport)
+            let target = Upload(baseURL: servers.url, task: .data(Data(repeating: 0x62, count: 4 << 20)))
+            for _ in 0..<4 {
+                try await expectOverHTTP1 {
+                    var last: Response?
+                    for try await event in provider.requestWithProgress(target) {
+                        if let response = event.response { last = response }
+                    }
+                    return last
                 }
-                return last
             }
         }
     }
@@ -85,29 +102,13 @@ struct EarlyAnswerUploadTests {
     @Test func aBodyInMemoryWithoutProgressGoesOverHTTP1Too() async throws {
         // Handed over right after the head, it is safe on HTTP/2 only while the connection can
         // take it, which a server can prevent by not reading.
-        let provider = Provider<Upload>(transport: try sharedTransport())
-        let target = Upload(baseURL: servers.url, task: .data(Data(repeating: 0x63, count: 4 << 20)))
-        for _ in 0..<4 {
-            try await expectOverHTTP1 { try await provider.request(target) }
-        }
-    }
-
-    @Test func aClientOfYourOwnSendsFilesOnTheUploadClientGiven() async throws {
-        let client = try #require(HTTPSClient.shared)
-        let uploads = try #require(HTTPSClient.http1)
-        let transport = AsyncHTTPClientTransport(client: client, uploadClient: uploads)
-        #expect(transport.uploadClient === uploads)
-        let provider = Provider<Upload>(transport: transport)
-        try await withFile { file in
+        try await withTransport { transport in
+            let provider = Provider<Upload>(transport: transport)
+            let target = Upload(baseURL: servers.url, task: .data(Data(repeating: 0x63, count: 4 << 20)))
             for _ in 0..<4 {
-                try await expectOverHTTP1 {
-                    try await provider.request(Upload(baseURL: servers.url, task: .uploadFile(file)))
-                }
+                try await expectOverHTTP1 { try await provider.request(target) }
             }
         }
-        #expect(
-            try await Provider<Small>(transport: transport).request(Small(baseURL: servers.url)).httpVersion == "HTTP/2"
-        )
     }
 
     /// Which client each request takes, shown with an upload client that is shut down: only
