@@ -9,8 +9,9 @@ public enum TLSTestServers {
     public static var certificateAuthority: String? { environment["COURIER_TLS_CA"] }
 
     /// The valid server (`COURIER_TLS_URL`): HTTP/1.1 and HTTP/2, `/small.json`, `/1m.bin`,
-    /// httpbin under `/httpbin/`, `/to-http/PATH` (302) and `/to-http-307/PATH` (307) to httpbin
-    /// over plain HTTP.
+    /// httpbin under `/httpbin/` (request bodies read whole first) and `/unbuffered/` (request
+    /// bodies passed on as they arrive, so httpbin may answer first), `/to-http/PATH` (302) and
+    /// `/to-http-307/PATH` (307) to httpbin over plain HTTP.
     public static var url: URL? { url("COURIER_TLS_URL") }
 
     /// The server named by environment variable `name`, such as `COURIER_TLS_EXPIRED_URL`.

@@ -212,6 +212,8 @@ EOF
         location /unbuffered/ {
             proxy_pass http://courier_httpbin/;
             proxy_set_header Host \$http_host;
+            proxy_set_header X-Forwarded-Proto https;
+            proxy_redirect ~^/(.*)\$ /unbuffered/\$1;
             proxy_request_buffering off;$proxy
         }
         location ~ ^/to-http-307(/.*)\$ { return 307 $httpbin\$1\$is_args\$args; }

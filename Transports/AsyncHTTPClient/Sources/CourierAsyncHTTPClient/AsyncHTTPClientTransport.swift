@@ -271,7 +271,7 @@ public struct AsyncHTTPClientTransport: Transport {
 
     /// Whether AsyncHTTPClient speaks plain HTTP/1.1 to a URL (`http`, `http+unix`, `unix`, in
     /// any case): never TLS, so never HTTP/2.
-    private static func isCleartext(_ url: URL?) -> Bool {
+    static func isCleartext(_ url: URL?) -> Bool {
         switch url?.scheme?.lowercased() {
         case "http", "http+unix", "unix": true
         default: false

@@ -26,7 +26,8 @@ enum HTTPSClient {
     /// The same, HTTP/1.1 only: the upload client that goes with ``shared``.
     static let http1: HTTPClient? = make(httpVersion: .http1Only)
 
-    /// A client that trusts the test CA; `nil` without the TLS servers. Its maker shuts it down.
+    /// A client that trusts the test CA; `nil` without the TLS servers. A test that makes one
+    /// shuts it down (``shared`` and ``http1`` never are).
     static func make(httpVersion: HTTPClient.Configuration.HTTPVersion) -> HTTPClient? {
         guard ConformanceServers.tlsFromEnvironment != nil, let authority = TLSTestServers.certificateAuthority else {
             return nil

@@ -13,8 +13,9 @@ import Testing
 /// (`/unbuffered/`), so httpbin answers without reading it (nginx then resets the stream).
 /// AsyncHTTPClient 1.37 traps when that happens (async-http-client#922); before the transport sent
 /// requests with a body to `https` URLs over HTTP/1.1, the file and progress tests here ended the
-/// test process every time. Each test has clients of its own: over HTTP/1.1 nginx closes a
-/// connection after such an answer, which must not reach other tests' pools.
+/// test process every time. Each test that is answered early has clients of its own: over
+/// HTTP/1.1 nginx closes a connection after such an answer, which must not reach other tests'
+/// pools.
 @Suite(.enabled(if: TLSServers.fromEnvironment != nil, "needs scripts/test's TLS servers"))
 struct EarlyAnswerUploadTests {
     private let servers = TLSServers.fromEnvironment!
@@ -46,15 +47,35 @@ struct EarlyAnswerUploadTests {
     /// of a client of your own (the shared pair is chosen the same way: `UploadClientTests`), both
     /// shut down after `body`.
     private func withTransport(_ body: (AsyncHTTPClientTransport) async throws -> Void) async throws {
-        let client = try #require(HTTPSClient.make(httpVersion: .automatic))
-        let uploads = try #require(HTTPSClient.make(httpVersion: .http1Only))
-        let transport = AsyncHTTPClientTransport(client: client, uploadClient: uploads)
-        #expect(transport.uploadClient === uploads)
+        let made = [HTTPSClient.make(httpVersion: .automatic), HTTPSClient.make(httpVersion: .http1Only)]
         var failure: (any Error)?
-        do { try await body(transport) } catch { failure = error }
-        try await client.shutdown()
-        try await uploads.shutdown()
+        if case (let client?, let uploads?) = (made[0], made[1]) {
+            let transport = AsyncHTTPClientTransport(client: client, uploadClient: uploads)
+            #expect(transport.uploadClient === uploads)
+            do { try await body(transport) } catch { failure = error }
+        } else {
+            Issue.record("no TLS test servers")
+        }
+        // Every client made is shut down, whatever happened (AsyncHTTPClient traps on one that is not).
+        for client in made.compactMap({ $0 }) {
+            do { try await client.shutdown() } catch { failure = failure ?? error }
+        }
         if let failure { throw failure }
+    }
+
+    @Test func theSharedPairSendsABodyOverHTTP1AndTheRestOverHTTP2() async throws {
+        // The default path: sharedClient and sharedUploadClient, the test CA trusted per request.
+        // httpbin reads the body before it answers here, so no connection is left closing.
+        let transport = try AsyncHTTPClientTransport(
+            trust: TrustPolicies(default: TrustPolicy(roots: .only([.pem(servers.ca)]))))
+        let provider = Provider<Upload>(transport: transport)
+        let posted = try await provider.request(
+            Upload(baseURL: servers.url, path: "httpbin/post", task: .data(Data("{}".utf8))))
+        #expect(posted.statusCode == 200)
+        #expect(posted.httpVersion == "HTTP/1.1")
+        #expect(
+            try await Provider<Small>(transport: transport).request(Small(baseURL: servers.url)).httpVersion == "HTTP/2"
+        )
     }
 
     /// Sends an upload nginx answers early. An answer must have come over HTTP/1.1: httpbin's 200,
@@ -139,9 +160,21 @@ struct UploadClientTests {
         let uploads = HTTPClient(eventLoopGroupProvider: .singleton)
         #expect(AsyncHTTPClientTransport(client: mine).uploadClient === mine)
         #expect(AsyncHTTPClientTransport(client: mine, uploadClient: uploads).uploadClient === uploads)
-        #expect(try AsyncHTTPClientTransport(client: mine, trust: TrustPolicies()).uploadClient === mine)
+        let trustingMine = try? AsyncHTTPClientTransport(client: mine, trust: TrustPolicies())
+        #expect(trustingMine?.uploadClient === mine)
         try await mine.shutdown()
         try await uploads.shutdown()
+    }
+
+    /// Only schemes AsyncHTTPClient never speaks TLS on stay on the main client with a body.
+    @Test func cleartextSchemesAreTheOnesWithoutTLSInAnyCase() throws {
+        for scheme in ["http", "HTTP", "http+unix", "Http+Unix", "unix"] {
+            #expect(AsyncHTTPClientTransport.isCleartext(URL(string: "\(scheme)://host/path")), "\(scheme)")
+        }
+        for scheme in ["https", "HTTPS", "https+unix", "HTTPS+UNIX"] {
+            #expect(!AsyncHTTPClientTransport.isCleartext(URL(string: "\(scheme)://host/path")), "\(scheme)")
+        }
+        #expect(!AsyncHTTPClientTransport.isCleartext(nil))
     }
 
     /// A streamed body's parts: all of it, in order, its last byte a part of its own; progress
