@@ -66,6 +66,10 @@ stall_watchdog_report() {
     {
         echo "scripts/test: STALL: the stacks of the test process $pid, grouped (top frame first; whole dump: $file):"
         "${demangle[@]}" <"$file" | python3 "$(dirname "${BASH_SOURCE[0]}")/stack_digest.py" || true
+        # What the machine was like: a full disk or an exhausted memory stalls a run as well.
+        echo "scripts/test: STALL: load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null);" \
+            "disk free: $(df -Pk "${TMPDIR:-/tmp}" . 2>/dev/null | awk 'NR > 1 { printf "%s %d MiB; ", $6, $4 / 1024 }')" \
+            "memory available: $(awk '/MemAvailable/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo 2>/dev/null)"
         echo "scripts/test: STALL: the test process $pid was killed after $limit s (COURIER_TEST_STALL_SECONDS)"
     } >&2
 }
