@@ -56,12 +56,7 @@ import Testing
         )
         for _ in 0..<20 {
             let response = try await provider.request(.item(id: 7))
-            let ids = await withTaskGroup(of: ObjectIdentifier?.self) { group in
-                for _ in 0..<8 { group.addTask { response.response.map(ObjectIdentifier.init) } }
-                var ids: Set<ObjectIdentifier?> = []
-                for await id in group { ids.insert(id) }
-                return ids
-            }
+            let ids = await headObjectsSeenByRacingReaders(of: response)
             #expect(ids.count == 1)
             let head = try #require(response.response)
             #expect(ids.first == ObjectIdentifier(head))
