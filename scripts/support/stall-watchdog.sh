@@ -73,3 +73,38 @@ stall_watchdog_report() {
         echo "scripts/test: STALL: the test process $pid was killed after $limit s (COURIER_TEST_STALL_SECONDS)"
     } >&2
 }
+
+# stall_watchdog_self_test: the watchdog, on a stand-in test process that never ends (a shell loop
+# named like a test bundle): it must be killed within a bounded time and reported, with its stacks
+# when gdb is here. Run by CI before the test steps rely on it.
+stall_watchdog_self_test() {
+    mkdir -p .build
+    local dir
+    dir=$(mktemp -d "$PWD/.build/stall-self-test.XXXXXX")
+    printf '%s\n' 'for _ in $(seq 1 600); do sleep 0.1; done' >"$dir/StandInPackageTests.xctest"
+    stall_watchdog_start 1 2>"$dir/report"
+    bash "$dir/StandInPackageTests.xctest" &
+    local stand_in=$!
+    local status=0
+    wait "$stand_in" || status=$?
+    # The report is finished after the kill: wait for the watchdog, bounded by gdb's own limit.
+    for _ in $(seq 1 300); do
+        grep -q "was killed after" "$dir/report" 2>/dev/null && break
+        sleep 0.5
+    done
+    stall_watchdog_stop
+    local failures=""
+    [ "$status" = 137 ] || failures+=" the stand-in was not killed (status $status);"
+    grep -q "STALL: the stacks of the test process $stand_in" "$dir/report" || failures+=" no stacks report;"
+    grep -q "was killed after 1 s" "$dir/report" || failures+=" no kill line;"
+    if command -v gdb >/dev/null 2>&1; then
+        grep -Eq "^stacks: [1-9][0-9]* threads" "$dir/report" || failures+=" no stacks read by gdb;"
+    fi
+    cat "$dir/report"
+    rm -rf "$dir"
+    if [ -n "$failures" ]; then
+        echo "stall watchdog self-test failed:$failures"
+        return 1
+    fi
+    echo "stall watchdog self-test passed"
+}
