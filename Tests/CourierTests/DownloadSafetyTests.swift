@@ -119,12 +119,9 @@ import Testing
             }
         }
         stop.withLock { $0 = true }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                done.wait()
-                continuation.resume()
-            }
-        }
+        // Waited for on a thread of its own: on Linux, `DispatchQueue.global()` is the cooperative
+        // pool's own queue.
+        _ = try? await offThePool { done.wait() }
         #expect(outside.contents.isEmpty)
     }
 

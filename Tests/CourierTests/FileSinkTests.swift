@@ -53,14 +53,10 @@ import Testing
         }
     }
 
-    /// Runs the blocking `waitForDisk()` on a Dispatch thread, never on the cooperative pool.
+    /// Runs the blocking `waitForDisk()` on a thread of its own, never on the cooperative pool
+    /// (on Linux, `DispatchQueue.global()` is the pool's own queue).
     static func waitForDisk(_ sink: FileSink) async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                sink.waitForDisk()
-                continuation.resume()
-            }
-        }
+        _ = try? await offThePool { sink.waitForDisk() }
     }
 
     @Test func chunksReachTheFileWholeAndInOrder() async throws {
