@@ -10,8 +10,8 @@
 # here could reproduce it. The stacks tell a deadlock (which lock, which queue) from a slow machine.
 #
 # The clock starts when the test process does (not when scripts/test does: the build comes first).
-# Only a process started after the watchdog, with an argument that is a `…PackageTests.xctest` path
-# in this checkout, is watched. gdb (Debian's gdb package) reads the stacks; without it, or where
+# Only a process started after the watchdog whose program (argv[0]) is a `…PackageTests.xctest`
+# path in this checkout is watched. gdb (Debian's gdb package) reads the stacks; without it, or where
 # the system forbids attaching, the report says so. The whole dump is kept beside the event stream
 # (.build/stall-stacks.txt); the digest goes to standard error, the most telling part last (a CI log
 # excerpt keeps the end).
