@@ -11,12 +11,18 @@ import Testing
     /// a task made without a session is deprecated on Apple platforms.)
     @Suite struct SessionRouterTests {
         /// A task that stands for one URLSession would run: its identifier and head are given, and
-        /// a cancel is only counted.
+        /// a start or a cancel is only counted.
         final class FakeTask: URLSessionDataTask, @unchecked Sendable {
-            // @unchecked: the fields are set before the task is shared and only read after.
+            // @unchecked: `id` and `head` are set before the task is shared and only read after;
+            // the rest is behind a lock.
             let id: Int
             var head: URLResponse?
-            private let cancels = Locked(0)
+            private struct Calls {
+                var resumes = 0
+                var cancels = 0
+                var waiter: CheckedContinuation<Void, Never>?
+            }
+            private let calls = Locked(Calls())
 
             init(id: Int) {
                 self.id = id
@@ -25,7 +31,30 @@ import Testing
 
             override var taskIdentifier: Int { id }
             override var response: URLResponse? { head }
-            override func cancel() { cancels.withLock { $0 += 1 } }
+            override func cancel() { calls.withLock { $0.cancels += 1 } }
+            override func resume() {
+                let waiter = calls.withLock { calls in
+                    calls.resumes += 1
+                    defer { calls.waiter = nil }
+                    return calls.waiter
+                }
+                waiter?.resume()
+            }
+
+            var resumes: Int { calls.withLock { $0.resumes } }
+            var cancels: Int { calls.withLock { $0.cancels } }
+
+            /// Returns once the task has been started.
+            func started() async {
+                await withCheckedContinuation { continuation in
+                    let now = calls.withLock { calls -> Bool in
+                        if calls.resumes > 0 { return true }
+                        calls.waiter = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            }
         }
 
         static var url: URL { URL(string: "http://127.0.0.1:9/file")! }
@@ -38,12 +67,13 @@ import Testing
         struct Harness: Sendable {
             let router = SessionRouter(trust: nil)
             let task: FakeTask
+            let ticket: Int
             let reports = Locked<[TransferProgress]>([])
 
             init(id: Int, limits: Limits = .default) {
                 task = FakeTask(id: id)
-                router.register(
-                    task, request: URLRequest(url: SessionRouterTests.url), file: nil,
+                ticket = router.register(
+                    request: URLRequest(url: SessionRouterTests.url), file: nil,
                     progress: { [reports] report in reports.withLock { $0.append(report) } }, limits: limits,
                     metrics: TransferMetrics(), elapsed: nil)
             }
@@ -62,13 +92,20 @@ import Testing
                 router.urlSession(URLSession.shared, task: task, didCompleteWithError: error)
             }
 
-            /// Starts the transfer, runs `events` while it waits, and returns its answer.
+            /// Launches the transfer, runs `events` once its task has started, and returns its answer.
             func run(_ events: @Sendable (Harness) -> Void) async throws -> Response {
-                let answer = try await withCheckedThrowingContinuation { continuation in
-                    #expect(router.start(task, continuation: continuation) == nil)
-                    events(self)
+                async let answer = launch()
+                await task.started()
+                events(self)
+                return try await answer.head
+            }
+
+            /// Launches the transfer with its task (made by `make`, when given) and returns its
+            /// answer.
+            func launch(make: (@Sendable (Harness) -> FakeTask)? = nil) async throws -> CallAnswer {
+                try await withCheckedThrowingContinuation { continuation in
+                    router.launch(ticket, continuation: continuation) { [self] in make?(self) ?? task }
                 }
-                return answer.head
             }
         }
 
@@ -78,7 +115,7 @@ import Testing
             let harness = Harness(id: 1)
             await #expect(throws: CancellationError.self) {
                 try await harness.run { harness in
-                    harness.router.cancel(harness.task)
+                    harness.router.cancel(harness.ticket)
                     harness.receive(Self.head(200, ["Content-Length": "10"]))
                     harness.receive(Data("0123456789".utf8))
                     harness.complete(URLError(.cancelled))
@@ -109,7 +146,7 @@ import Testing
             await #expect(throws: CancellationError.self) {
                 try await cancelled.run { harness in
                     harness.receive(Self.head(302, ["Location": "/next"]))
-                    harness.router.cancel(harness.task)
+                    harness.router.cancel(harness.ticket)
                     harness.complete(URLError(.cancelled))
                 }
             }
@@ -117,7 +154,7 @@ import Testing
             await #expect(throws: CourierError.self) {
                 try await aborted.run { harness in
                     harness.receive(Self.head(302, ["Location": "/next"]))
-                    harness.router.abort(harness.task, with: CourierError.cancelled)
+                    harness.router.abort(harness.ticket, with: CourierError.cancelled)
                     harness.complete(URLError(.cancelled))
                 }
             }
@@ -142,6 +179,82 @@ import Testing
             }
             #expect(expected == 5)
             #expect(bytes == 5)
+        }
+
+        /// A transfer cancelled before it is launched never gets a task.
+        @Test func aTransferCancelledBeforeItsLaunchMakesNoTask() async {
+            let harness = Harness(id: 6)
+            harness.router.cancel(harness.ticket)
+            let made = Locked(false)
+            await #expect(throws: CancellationError.self) {
+                try await harness.launch { harness in
+                    made.withLock { $0 = true }
+                    return harness.task
+                }
+            }
+            #expect(!made.withLock { $0 })
+        }
+
+        /// A transfer that ends while its task is being made (its caller cancels, its upload
+        /// watcher aborts) is answered with that end, and the task made is cancelled, never
+        /// started.
+        @Test(arguments: [false, true])
+        func aTransferEndedWhileItsTaskIsMadeNeverStartsIt(aborted: Bool) async {
+            let harness = Harness(id: 7)
+            let error = await #expect(throws: (any Error).self) {
+                try await harness.launch { harness in
+                    if aborted {
+                        harness.router.abort(harness.ticket, with: CourierError.timedOut(.seconds(1)))
+                    } else {
+                        harness.router.cancel(harness.ticket)
+                    }
+                    return harness.task
+                }
+            }
+            if aborted {
+                guard case .timedOut? = error as? CourierError else {
+                    Issue.record("\(String(describing: error))")
+                    return
+                }
+            } else {
+                #expect(error is CancellationError)
+            }
+            // The router's cancels follow its launches on one queue: the task's cancel is in once
+            // another transfer of the router has launched.
+            let next = harness.router.register(
+                request: URLRequest(url: SessionRouterTests.url), file: nil, progress: nil, limits: .default,
+                metrics: TransferMetrics(), elapsed: nil)
+            let other = FakeTask(id: 8)
+            async let answer = withCheckedThrowingContinuation { continuation in
+                harness.router.launch(next, continuation: continuation) { other }
+            }
+            await other.started()
+            harness.router.cancel(next)
+            _ = try? await answer
+            #expect(harness.task.resumes == 0)
+            #expect(harness.task.cancels == 1)
+        }
+
+        /// On Linux the task is made and started off the caller's thread: FoundationNetworking
+        /// makes it with a `sync` onto the queue all its sessions share, which would otherwise hold
+        /// a thread of the cooperative pool for as long as another session's callback runs.
+        @Test func theTaskIsMadeOffTheCallersThread() async throws {
+            let harness = Harness(id: 9)
+            let caller = Locked<pthread_t?>(nil)
+            let maker = Locked<pthread_t?>(nil)
+            async let answer = withCheckedThrowingContinuation { continuation in
+                caller.withLock { $0 = pthread_self() }
+                harness.router.launch(harness.ticket, continuation: continuation) { [task = harness.task] in
+                    maker.withLock { $0 = pthread_self() }
+                    return task
+                }
+            }
+            await harness.task.started()
+            harness.receive(Self.head(204))
+            harness.complete()
+            #expect(try await answer.head.statusCode == 204)
+            let (made, called) = (maker.withLock { $0 }, caller.withLock { $0 })
+            #expect(made != nil && called != nil && pthread_equal(made!, called!) == 0)
         }
     }
 #endif

@@ -23,10 +23,12 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private struct Entry: Sendable {
         let request: URLRequest
-        /// The waiting request; `nil` from ``register`` until ``start``.
+        /// The waiting request; `nil` from ``register`` until ``launch``.
         var continuation: CheckedContinuation<CallAnswer, any Error>?
-        /// Cancelled before ``start``: the task must not start.
+        /// Cancelled before ``launch``: no task is made.
         var cancelledEarly = false
+        /// The transfer's task, once made and started (see ``start``).
+        var task: URLSessionTask?
         let limits: Limits
         /// The body, when it goes to memory.
         var data = Data()
@@ -68,8 +70,25 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Every transfer from ``register`` until FoundationNetworking delivers its end
     /// (`didCompleteWithError`), also when its caller was answered earlier (cancelled): an entry
-    /// in the table is what says the task may still be cancelled.
-    private let entries = Locked<[Int: Entry]>([:])
+    /// in the table is what says the task may still be cancelled. Entries are keyed by a ticket
+    /// of the router's own, since a transfer is entered before its task exists (see ``launch``);
+    /// `tickets` finds a task's entry for the delegate's callbacks.
+    private struct Table {
+        var entries: [Int: Entry] = [:]
+        /// A started task's ticket, by its `taskIdentifier`.
+        var tickets: [Int: Int] = [:]
+        var nextTicket = 0
+
+        /// Runs `body` on the entry of `task` in place, if it has one. Optional chaining reaches
+        /// the entry where the table stores it: nothing is copied out and back (which retained and
+        /// released each of its references on every callback), and its body `Data`, referenced
+        /// once, is appended to without a copy.
+        mutating func update<R>(_ task: URLSessionTask, _ body: (inout Entry) -> R) -> R? {
+            guard let ticket = tickets[task.taskIdentifier] else { return nil }
+            return entries[ticket]?.modify(body)
+        }
+    }
+    private let table = Locked(Table())
     /// The trust policies to enforce; `nil` when every host gets the system's evaluation.
     let trust: ResolvedTrustPolicies?
 
@@ -77,39 +96,55 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         self.trust = trust
     }
 
-    /// Where every `URLSessionTask.cancel()` of this session is made, one at a time, each only if
-    /// the task's end has not been delivered yet (see ``cancelTask(_:)``).
-    private let cancels = DispatchQueue(label: "Courier.SessionRouter.cancel")
+    /// Where every task of this session is made and started, and every `URLSessionTask.cancel()`
+    /// made, one at a time (a cancel only while the task's end has not been delivered, see
+    /// ``cancelTask(_:)``).
+    ///
+    /// On Linux, FoundationNetworking makes, starts and cancels a task with a `sync` onto the
+    /// one queue all its sessions share, which is busy for as long as any session's delegate
+    /// callback runs (a response body written to its file, here inline: see InlineDelegateQueue);
+    /// measured, up to 1.28 s while two 1 GiB downloads ran. Done on the caller's thread, that
+    /// wait would hold a thread of Swift's cooperative pool (two threads on a 2-core machine), so
+    /// it is done here; this queue's thread may block, the pool's never do. On Apple platforms
+    /// making and starting a task does not wait for the session's work, and is done inline.
+    private let queue = DispatchQueue(label: "Courier.SessionRouter")
 
-    /// Called by a request's task once resumed. FoundationNetworking may resume the continuation
+    /// Called by a request's task once answered. FoundationNetworking may resume the continuation
     /// on its own thread before the awaiting task has even suspended; the runtime then carries on
     /// without the path ThreadSanitizer watches, and the hand-off of the result looks like a race.
     /// Taking the lock the resuming thread released makes the ordering visible.
     func synchronize() {
-        entries.withLock { _ in }
+        table.withLock { _ in }
     }
 
-    /// Enters a transfer before its task starts, so that a cancel can find it from then on. One
-    /// entry per transfer, in the session's one table: a transfer needs no lock of its own.
+    /// Enters a transfer before its task is made, so that a cancel can find it from then on, and
+    /// returns its ticket. One entry per transfer, in the session's one table: a transfer needs no
+    /// lock of its own.
     func register(
-        _ task: URLSessionTask, request: URLRequest, file: FileSink?,
+        request: URLRequest, file: FileSink?,
         progress: (@Sendable (TransferProgress) -> Void)?, limits: Limits, metrics: TransferMetrics,
         elapsed: (@Sendable () -> Duration)?, stream: BodyBuffer? = nil,
         headArrived: (@Sendable (Response) -> Void)? = nil  // Durable downloads (27)
-    ) {
-        entries.withLock {
-            $0[task.taskIdentifier] = Entry(
+    ) -> Int {
+        table.withLock { table in
+            table.nextTicket &+= 1
+            table.entries[table.nextTicket] = Entry(
                 request: request, limits: limits, file: file, progress: progress, metrics: metrics, elapsed: elapsed,
                 stream: stream, headArrived: headArrived)
+            return table.nextTicket
         }
     }
 
-    /// Installs the waiting continuation. Returns `nil` when the task may start; otherwise the
-    /// transfer ended before it started (cancelled, or aborted by its upload watcher), is forgotten,
-    /// and the error returned is its answer: the task must not start.
-    func start(_ task: URLSessionTask, continuation: CheckedContinuation<CallAnswer, any Error>) -> (any Error)? {
-        entries.withLock { entries -> (any Error)? in
-            let refused = Self.update(&entries[task.taskIdentifier]) { entry -> (any Error)? in
+    /// Installs the waiting continuation, then makes the transfer's task with `make` and starts it
+    /// (on ``queue`` on Linux). A transfer that ended before (cancelled, or aborted by its upload
+    /// watcher) is forgotten and answered at once with its error; one that ends before its task
+    /// is made gets no task.
+    func launch(
+        _ ticket: Int, continuation: CheckedContinuation<CallAnswer, any Error>,
+        make: @escaping @Sendable () -> URLSessionTask
+    ) {
+        let refused = table.withLock { table -> (any Error)? in
+            let refused: (any Error)?? = table.entries[ticket]?.modify { entry -> (any Error)? in
                 guard entry.cancelledEarly || entry.failure != nil else {
                     entry.continuation = continuation
                     return nil
@@ -121,57 +156,91 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             case .none: return CancellationError()  // not registered, or forgotten
             case .some(.none): return nil
             case .some(.some(let error)):
-                entries[task.taskIdentifier] = nil
+                table.entries[ticket] = nil
                 return error
             }
         }
+        if let refused { return continuation.resume(throwing: refused) }
+        #if canImport(FoundationNetworking)
+            queue.async { [self] in start(ticket, make: make) }
+        #else
+            start(ticket, make: make)
+        #endif
+    }
+
+    /// Makes and starts the task of a launched transfer, unless the transfer ended meanwhile (a
+    /// cancel, a limit, the reader leaving): then it is forgotten, answered with its error if its
+    /// caller still waits, and the task made is cancelled unstarted, which removes it from the
+    /// session. A cancel asked for meanwhile comes after this on ``queue``, and finds nothing.
+    private func start(_ ticket: Int, make: () -> URLSessionTask) {
+        let task = make()
+        let ended = table.withLock { table -> (CheckedContinuation<CallAnswer, any Error>?, any Error)? in
+            let ended: (CheckedContinuation<CallAnswer, any Error>?, any Error)?? = table.entries[ticket]?.modify {
+                entry -> (CheckedContinuation<CallAnswer, any Error>?, any Error)? in
+                if let failure = entry.failure {
+                    entry.file?.discard()
+                    return (entry.continuation, failure)
+                }
+                entry.task = task
+                return nil
+            }
+            switch ended {
+            case .none: return (nil, CancellationError())
+            case .some(.none):
+                table.tickets[task.taskIdentifier] = ticket
+                return nil
+            case .some(.some(let ended)):
+                table.entries[ticket] = nil
+                return ended
+            }
+        }
+        guard let ended else { return task.resume() }
+        task.cancel()
+        ended.0?.resume(throwing: ended.1)
     }
 
     /// Cancels a transfer: a running one is answered at once with `CancellationError` (the caller
     /// does not wait for FoundationNetworking to process the cancel and report back) and its task
-    /// is cancelled; one not started yet is marked, so ``start`` refuses it.
-    func cancel(_ task: URLSessionTask) {
-        let continuation: CheckedContinuation<CallAnswer, any Error>? = entries.withLock { entries in
-            guard var entry = entries[task.taskIdentifier] else { return nil }
-            guard let continuation = entry.continuation else {
-                entry.cancelledEarly = true
-                entries[task.taskIdentifier] = entry
-                return nil
-            }
-            // Answered now; the entry stays until the task's end is delivered, so the cancel
-            // below is made only while there is a task to cancel.
-            entry.continuation = nil
-            entry.failure = entry.failure ?? CancellationError()
-            entry.data = Data()
-            entry.file?.discard()
-            entries[task.taskIdentifier] = entry
-            return continuation
+    /// is cancelled; one not launched yet is marked, so ``launch`` refuses it.
+    func cancel(_ ticket: Int) {
+        let continuation: CheckedContinuation<CallAnswer, any Error>? = table.withLock { table in
+            table.entries[ticket]?.modify { entry -> CheckedContinuation<CallAnswer, any Error>? in
+                guard let continuation = entry.continuation else {
+                    entry.cancelledEarly = true
+                    return nil
+                }
+                // Answered now; the entry stays until the task's end is delivered, so the cancel
+                // below is made only while there is a task to cancel.
+                entry.continuation = nil
+                entry.failure = entry.failure ?? CancellationError()
+                entry.data = Data()
+                entry.file?.discard()
+                return continuation
+            } ?? nil
         }
         guard let continuation else { return }
         continuation.resume(throwing: CancellationError())
-        cancelTask(task)
+        cancelTask(ticket)
     }
 
     /// Stops a streamed transfer whose body's reader has gone.
-    func stop(_ task: URLSessionTask) {
-        abort(task, with: CourierError.cancelled)
+    func stop(_ ticket: Int) {
+        abort(ticket, with: CourierError.cancelled)
     }
 
-    /// Ends the transfer of `task` with `error`, if it is still running.
-    func abort(_ task: URLSessionTask, with error: any Error & Sendable) {
-        let cancelling = entries.withLock { entries -> Bool in
-            Self.update(&entries[task.taskIdentifier]) { Self.abort(&$0, with: error) } ?? false
+    /// Ends the transfer of `ticket` with `error`, if it is still running.
+    func abort(_ ticket: Int, with error: any Error & Sendable) {
+        let cancelling = table.withLock { table -> Bool in
+            table.entries[ticket]?.modify { Self.abort(&$0, with: error) } ?? false
         }
-        if cancelling { cancelTask(task) }
+        if cancelling { cancelTask(ticket) }
     }
 
     /// Ends the transfer of `task` with `error` when the task reports its end, without cancelling
     /// it: for a challenge about to be refused, which ends the task anyway.
     func fail(_ task: URLSessionTask, with error: any Error & Sendable) {
-        entries.withLock { entries in
-            guard var entry = entries[task.taskIdentifier] else { return }
-            _ = Self.abort(&entry, with: error, cancelling: false)
-            entries[task.taskIdentifier] = entry
+        table.withLock { table in
+            _ = table.update(task) { Self.abort(&$0, with: error, cancelling: false) }
         }
     }
 
@@ -184,33 +253,45 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     ) -> Bool {
         guard entry.failure == nil else { return false }
         entry.failure = error
-        // A task not started yet is never started (see `start`), so there is nothing to cancel.
+        // A transfer not launched yet never gets a task (see `launch`), so there is nothing to
+        // cancel; one launched whose task is not made yet is seen to by `start`.
         return cancelling && (entry.continuation != nil || entry.headDelivered)
     }
 
-    /// Cancels `task` on the router's own serial queue, never on the session's delegate queue
-    /// (see InlineDelegateQueue), and only while its end has not been delivered: FoundationNetworking
-    /// traps ("Trying to access a behaviour for a task that in not in the registry") when a cancel
-    /// reaches a task it has already finished and removed, which an early reader of a fast body
-    /// did within a few rounds when cancels were made from a global queue. Each task is cancelled
-    /// once, however many endings ask for it (the caller's cancel, a limit, the reader leaving).
-    private func cancelTask(_ task: URLSessionTask) {
-        cancels.async { [entries] in
-            let running = entries.withLock { entries -> Bool in
-                Self.update(&entries[task.taskIdentifier]) { entry -> Bool in
+    /// Cancels the task of `ticket` on ``queue`` (so after the task was made and started there),
+    /// never on the session's delegate queue (see InlineDelegateQueue), and only while its end has
+    /// not been delivered: FoundationNetworking traps ("Trying to access a behaviour for a task
+    /// that in not in the registry") when a cancel reaches a task it has already finished and
+    /// removed, which an early reader of a fast body did within a few rounds when cancels were
+    /// made from a global queue. Each task is cancelled once, however many endings ask for it
+    /// (the caller's cancel, a limit, the reader leaving).
+    private func cancelTask(_ ticket: Int) {
+        queue.async { [table] in
+            let task = table.withLock { table -> URLSessionTask? in
+                table.entries[ticket]?.modify { entry -> URLSessionTask? in
                     defer { entry.cancelIssued = true }
-                    return !entry.cancelIssued
-                } ?? false
+                    return entry.cancelIssued ? nil : entry.task
+                } ?? nil
             }
-            if running { task.cancel() }
+            task?.cancel()
         }
+    }
+
+    /// Cancels `task` (from a delegate callback) as ``cancelTask(_:)`` does.
+    private func cancelTask(for task: URLSessionTask) {
+        if let ticket = ticket(of: task) { cancelTask(ticket) }
+    }
+
+    /// The ticket of a started task, until its end is delivered.
+    private func ticket(of task: URLSessionTask) -> Int? {
+        table.withLock { $0.tickets[task.taskIdentifier] }
     }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64, totalBytesExpectedToSend: Int64
     ) {
-        let progress = entries.withLock { $0[task.taskIdentifier]?.progress }
+        let progress = table.withLock { $0.update(task) { $0.progress } } ?? nil
         progress?(.sent(bytes: totalBytesSent, total: totalBytesExpectedToSend > 0 ? totalBytesExpectedToSend : nil))
     }
 
@@ -224,8 +305,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         var started: (@Sendable (TransferProgress) -> Void, method: String?)?
         let http = response as? HTTPURLResponse
         let isHop = http.map(Self.isHop)
-        let head = entries.withLock { entries -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
-            Self.update(&entries[dataTask.taskIdentifier]) { entry in
+        let head = table.withLock { table -> (CheckedContinuation<CallAnswer, any Error>, CallAnswer)? in
+            table.update(dataTask) { entry in
                 entry.metrics.responseStart = entry.elapsed?()
                 arrived = entry.headArrived.map { ($0, entry.request) }
                 // Progress starts with the answer's head, not a redirect's (the transport follows
@@ -260,20 +341,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
         completionHandler(.allow)
         if let (continuation, head) = head {
-            entries.withLock { _ in }
+            table.withLock { _ in }
             continuation.resume(returning: head)
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let id = dataTask.taskIdentifier
         var streamTo: BodyBuffer?
         var fileTo: FileSink?
         var cancelling = false
         var method: String?
-        let (progress, received, starting): ((@Sendable (TransferProgress) -> Void)?, Int64, Bool) = entries.withLock {
-            entries in
-            Self.update(&entries[id]) { entry in
+        let (progress, received, starting): ((@Sendable (TransferProgress) -> Void)?, Int64, Bool) = table.withLock {
+            table in
+            table.update(dataTask) { entry in
                 guard entry.failure == nil else { return (nil, 0, false) }
                 if let stream = entry.stream, entry.headDelivered {
                     if entry.bodyLimit == nil { entry.bodyLimit = ResponseBodyLimit(streaming: entry.limits) }
@@ -336,11 +416,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 return (entry.progress, entry.received, true)
             } ?? (nil, 0, false)
         }
-        if cancelling { cancelTask(dataTask) }
+        if cancelling { cancelTask(for: dataTask) }
         // Written outside the table's lock, in the order the chunks come (the delegate queue is
         // serial); a body whose reader has gone stops the transfer.
         if let streamTo, !streamTo.write(data) {
-            stop(dataTask)
+            if let ticket = ticket(of: dataTask) { stop(ticket) }
         }
         // A disk far behind the network: wait for it here, outside the lock (see FileSink).
         fileTo?.waitForDisk()
@@ -369,14 +449,6 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         let announced = ResponseBodyLimit.contentLength(of: response)
         guard announced >= 0, received < announced else { return error }
         return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
-    }
-
-    /// Runs `body` on the entry in place, if there is one. Optional chaining reaches the entry
-    /// where the table stores it: nothing is copied out and back (which retained and released each
-    /// of its references on every callback), and its body `Data`, referenced once, is appended to
-    /// without a copy.
-    private static func update<R>(_ entry: inout Entry?, _ body: (inout Entry) -> R) -> R? {
-        entry?.modify(body)
     }
 
     /// The most of a redirect's body read before its task is ended: enough for the usual short
@@ -430,7 +502,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                 // default branch: URL credentials, credential storage, single sign-on and proxy
                 // authentication work as the system does them, and an unanswered 401 arrives as a
                 // response (refusing would cancel the request there).
-                entries.withLock { $0[task.taskIdentifier]?.refusedChallenge = true }
+                table.withLock { _ = $0.update(task) { $0.refusedChallenge = true } }
                 // Answered off the delegate queue, which is the session's own (see InlineDelegateQueue).
                 BlockingIO.thread { completionHandler(.cancelAuthenticationChallenge, nil) }
         #endif
@@ -449,8 +521,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     // Issue 28 (connection details): URLSession reports the task's metrics before its end (Apple
     // platforms; FoundationNetworking never calls this), read into the response's TransferMetrics.
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        entries.withLock { entries in
-            _ = Self.update(&entries[task.taskIdentifier]) { entry in
+        table.withLock { table in
+            _ = table.update(task) { entry in
                 entry.taskMetrics = TransferMetrics(
                     metrics, bytesSent: task.countOfBytesSent, bytesReceived: entry.received,
                     redirects: entry.metrics.redirects ?? 0)
@@ -459,7 +531,11 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard
+            let entry = table.withLock({ table in
+                table.tickets.removeValue(forKey: task.taskIdentifier).flatMap { table.entries.removeValue(forKey: $0) }
+            })
+        else { return }
         // FoundationNetworking keeps the head of a 301, 302, 303 or 305–308 to itself until the
         // transfer ends, and when it finds no Location it can follow, it never hands that head
         // over (nor the body): the answer's head is known only now. Progress starts with it.
@@ -510,7 +586,7 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private func answer(_ entry: Entry, with result: Result<Response, any Error>) {
         // Released after the result is built, so the waiting task's `synchronize()` orders it.
-        entries.withLock { _ in }
+        table.withLock { _ in }
         entry.continuation?.resume(with: result.map { .whole($0) })
     }
 

@@ -154,24 +154,15 @@ public final class URLSessionTransport: Transport {
         if case .file(let url) = transfer.destination {
             file = FileSink(url: url)
         }
-        let task: URLSessionTask =
-            switch transfer.body {
-            case .inRequest: session.dataTask(with: transfer.request)
-            case .file(let url): session.uploadTask(with: transfer.request, fromFile: url)
-            }
-        // A streamed body: when its reader goes, the task is cancelled.
-        var stream: BodyBuffer?
-        if streaming {
-            let buffer = BodyBuffer(limits: transfer.limits)
-            buffer.onTermination { [router] in router.stop(task) }
-            stream = buffer
-        }
+        // A streamed body: when its reader goes, the transfer is stopped.
+        let stream = streaming ? BodyBuffer(limits: transfer.limits) : nil
         // Entered before anything can cancel it; the router's table is the only lock involved.
         let sent = uploadSize.map { Int64($0) } ?? Int64(transfer.request.httpBody?.count ?? 0)
-        router.register(
-            task, request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
+        let ticket = router.register(
+            request: transfer.request, file: file, progress: transfer.progress, limits: transfer.limits,
             metrics: TransferMetrics(bytesSent: sent, redirects: redirects), elapsed: transfer.elapsed, stream: stream,
             headArrived: transfer.downloadHeadArrived)
+        stream?.onTermination { [router] in router.stop(ticket) }
         // See SessionRouter.synchronize: the router resumes on FoundationNetworking's thread.
         defer { router.synchronize() }
         // A file body that changes size while it is sent would stall FoundationNetworking until the
@@ -179,24 +170,27 @@ public final class URLSessionTransport: Transport {
         var watcher: Task<Void, Never>?
         if let uploadSize, let url = transfer.body.fileURL {
             watcher = Task { [router] in
-                await FileBody.watch(url, size: uploadSize) { error in router.abort(task, with: error) }
+                await FileBody.watch(url, size: uploadSize) { error in router.abort(ticket, with: error) }
             }
         }
         defer { watcher?.cancel() }
+        // The task is made and started by the router, off the cooperative pool (see
+        // SessionRouter.queue); a transfer cancelled before that never gets one. The closure
+        // holds the transport: its deinit invalidates the session, and making a task on an
+        // invalidated session traps.
+        let request = transfer.request
+        let make: @Sendable () -> URLSessionTask =
+            switch transfer.body {
+            case .inRequest: { [self] in session.dataTask(with: request) }
+            case .file(let url): { [self] in session.uploadTask(with: request, fromFile: url) }
+            }
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    if let ended = router.start(task, continuation: continuation) {
-                        // Cancelled (or aborted) before it started: it never starts. Cancelling it
-                        // removes it from the session, which would otherwise keep it alive.
-                        continuation.resume(throwing: ended)
-                        task.cancel()
-                    } else {
-                        task.resume()
-                    }
+                    router.launch(ticket, continuation: continuation, make: make)
                 }
             } onCancel: { [router] in
-                router.cancel(task)
+                router.cancel(ticket)
             }
         } catch {
             // Durable downloads (27): a download the provider may resume keeps its file.
