@@ -9,7 +9,8 @@ import Testing
     /// The session delegate driven directly, callback by callback, with tasks that never run: the
     /// orders a server and a caller can produce, without a network. (FoundationNetworking only:
     /// a task made without a session is deprecated on Apple platforms.)
-    @Suite struct SessionRouterTests {
+    // A regression that leaves a continuation unanswered fails here instead of hanging the run.
+    @Suite(.timeLimit(.minutes(1))) struct SessionRouterTests {
         /// A task that stands for one URLSession would run: its identifier and head are given, and
         /// a start or a cancel is only counted.
         final class FakeTask: URLSessionDataTask, @unchecked Sendable {
@@ -97,6 +98,8 @@ import Testing
                 async let answer = launch()
                 await task.started()
                 events(self)
+                // Every run ends with the task's end delivered: nothing of it may be left.
+                defer { #expect(router.transfersInTable == 0) }
                 return try await answer.head
             }
 
@@ -193,6 +196,7 @@ import Testing
                 }
             }
             #expect(!made.withLock { $0 })
+            #expect(harness.router.transfersInTable == 0)
         }
 
         /// A transfer that ends while its task is being made (its caller cancels, its upload
@@ -231,30 +235,30 @@ import Testing
             await other.started()
             harness.router.cancel(next)
             _ = try? await answer
+            harness.router.urlSession(URLSession.shared, task: other, didCompleteWithError: URLError(.cancelled))
             #expect(harness.task.resumes == 0)
             #expect(harness.task.cancels == 1)
+            #expect(harness.router.transfersInTable == 0)
         }
 
-        /// On Linux the task is made and started off the caller's thread: FoundationNetworking
-        /// makes it with a `sync` onto the queue all its sessions share, which would otherwise hold
-        /// a thread of the cooperative pool for as long as another session's callback runs.
-        @Test func theTaskIsMadeOffTheCallersThread() async throws {
+        /// On Linux the task is made and started on the router's own queue, not on the caller's
+        /// thread: FoundationNetworking makes it with a `sync` onto the queue all its sessions
+        /// share, which would otherwise hold a thread of the cooperative pool for as long as
+        /// another session's callback runs. Once answered, nothing of the transfer is left.
+        @Test func theTaskIsMadeOnTheRoutersQueue() async throws {
             let harness = Harness(id: 9)
-            let caller = Locked<pthread_t?>(nil)
-            let maker = Locked<pthread_t?>(nil)
-            async let answer = withCheckedThrowingContinuation { continuation in
-                caller.withLock { $0 = pthread_self() }
-                harness.router.launch(harness.ticket, continuation: continuation) { [task = harness.task] in
-                    maker.withLock { $0 = pthread_self() }
-                    return task
-                }
+            let onQueue = Locked<Bool?>(nil)
+            async let answer = harness.launch { harness in
+                onQueue.withLock { $0 = harness.router.isOnQueue }
+                return harness.task
             }
             await harness.task.started()
             harness.receive(Self.head(204))
             harness.complete()
             #expect(try await answer.head.statusCode == 204)
-            let (made, called) = (maker.withLock { $0 }, caller.withLock { $0 })
-            #expect(made != nil && called != nil && pthread_equal(made!, called!) == 0)
+            #expect(onQueue.withLock { $0 } == true)
+            #expect(!harness.router.isOnQueue)
+            #expect(harness.router.transfersInTable == 0)
         }
     }
 #endif

@@ -89,11 +89,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
     private let table = Locked(Table())
+
+    /// Transfers entered and not yet forgotten (tests: nothing may be left behind).
+    var transfersInTable: Int { table.withLock { $0.entries.count } }
     /// The trust policies to enforce; `nil` when every host gets the system's evaluation.
     let trust: ResolvedTrustPolicies?
 
     init(trust: ResolvedTrustPolicies?) {
         self.trust = trust
+        super.init()
+        queue.setSpecific(key: queueKey, value: true)
     }
 
     /// Where every task of this session is made and started, and every `URLSessionTask.cancel()`
@@ -105,9 +110,16 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// callback runs (a response body written to its file, here inline: see InlineDelegateQueue);
     /// measured, up to 1.28 s while two 1 GiB downloads ran. Done on the caller's thread, that
     /// wait would hold a thread of Swift's cooperative pool (two threads on a 2-core machine), so
-    /// it is done here; this queue's thread may block, the pool's never do. On Apple platforms
-    /// making and starting a task does not wait for the session's work, and is done inline.
+    /// it is done here; this queue's thread may block, the pool's never do. The price: a cancel
+    /// waits here behind the starts queued before it (the caller is answered at once all the same,
+    /// see ``cancel(_:)``; only FoundationNetworking's cancel waits), and a start whose transfer
+    /// ended meanwhile is skipped without a wait. On Apple platforms making and starting a task
+    /// does not wait for the session's work, and is done inline.
     private let queue = DispatchQueue(label: "Courier.SessionRouter")
+    private let queueKey = DispatchSpecificKey<Bool>()
+
+    /// Whether the caller runs on ``queue`` (tests: where tasks are made).
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: queueKey) == true }
 
     /// Called by a request's task once answered. FoundationNetworking may resume the continuation
     /// on its own thread before the awaiting task has even suspended; the runtime then carries on
@@ -136,9 +148,8 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Installs the waiting continuation, then makes the transfer's task with `make` and starts it
-    /// (on ``queue`` on Linux). A transfer that ended before (cancelled, or aborted by its upload
-    /// watcher) is forgotten and answered at once with its error; one that ends before its task
-    /// is made gets no task.
+    /// (on ``queue`` on Linux, see ``start``). A transfer that ended before (cancelled, or aborted
+    /// by its upload watcher) is forgotten and answered at once with its error, and gets no task.
     func launch(
         _ ticket: Int, continuation: CheckedContinuation<CallAnswer, any Error>,
         make: @escaping @Sendable () -> URLSessionTask
@@ -169,34 +180,40 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Makes and starts the task of a launched transfer, unless the transfer ended meanwhile (a
-    /// cancel, a limit, the reader leaving): then it is forgotten, answered with its error if its
-    /// caller still waits, and the task made is cancelled unstarted, which removes it from the
-    /// session. A cancel asked for meanwhile comes after this on ``queue``, and finds nothing.
+    /// cancel, a limit, the reader leaving): then it is forgotten and answered with its error if
+    /// its caller still waits. Checked before the task is made (a transfer that ended gets none,
+    /// and costs the queue no wait on FoundationNetworking) and again after; a task made for a
+    /// transfer that ended while it was being made is cancelled unstarted, which removes it from
+    /// the session.
     private func start(_ ticket: Int, make: () -> URLSessionTask) {
+        if let ended = table.withLock({ Self.forget(ticket, ifEndedIn: &$0) }) {
+            ended.continuation?.resume(throwing: ended.error)
+            return
+        }
         let task = make()
-        let ended = table.withLock { table -> (CheckedContinuation<CallAnswer, any Error>?, any Error)? in
-            let ended: (CheckedContinuation<CallAnswer, any Error>?, any Error)?? = table.entries[ticket]?.modify {
-                entry -> (CheckedContinuation<CallAnswer, any Error>?, any Error)? in
-                if let failure = entry.failure {
-                    entry.file?.discard()
-                    return (entry.continuation, failure)
-                }
-                entry.task = task
-                return nil
-            }
-            switch ended {
-            case .none: return (nil, CancellationError())
-            case .some(.none):
-                table.tickets[task.taskIdentifier] = ticket
-                return nil
-            case .some(.some(let ended)):
-                table.entries[ticket] = nil
-                return ended
-            }
+        let ended = table.withLock { table -> Ended? in
+            if let ended = Self.forget(ticket, ifEndedIn: &table) { return ended }
+            table.entries[ticket]?.task = task
+            table.tickets[task.taskIdentifier] = ticket
+            return nil
         }
         guard let ended else { return task.resume() }
         task.cancel()
-        ended.0?.resume(throwing: ended.1)
+        ended.continuation?.resume(throwing: ended.error)
+    }
+
+    /// What a transfer that ended before its task started still owes: its caller's answer, when
+    /// the caller has not been answered yet (a cancel answers at once; an abort leaves it here).
+    private typealias Ended = (continuation: CheckedContinuation<CallAnswer, any Error>?, error: any Error)
+
+    /// Removes the entry of `ticket` when its transfer has ended, discarding its file. Called
+    /// inside the lock.
+    private static func forget(_ ticket: Int, ifEndedIn table: inout Table) -> Ended? {
+        guard let entry = table.entries[ticket] else { return (nil, CancellationError()) }
+        guard let failure = entry.failure else { return nil }
+        entry.file?.discard()
+        table.entries[ticket] = nil
+        return (entry.continuation, failure)
     }
 
     /// Cancels a transfer: a running one is answered at once with `CancellationError` (the caller
@@ -258,19 +275,23 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         return cancelling && (entry.continuation != nil || entry.headDelivered)
     }
 
-    /// Cancels the task of `ticket` on ``queue`` (so after the task was made and started there),
-    /// never on the session's delegate queue (see InlineDelegateQueue), and only while its end has
-    /// not been delivered: FoundationNetworking traps ("Trying to access a behaviour for a task
-    /// that in not in the registry") when a cancel reaches a task it has already finished and
-    /// removed, which an early reader of a fast body did within a few rounds when cancels were
-    /// made from a global queue. Each task is cancelled once, however many endings ask for it
-    /// (the caller's cancel, a limit, the reader leaving).
+    /// Cancels the task of `ticket` on ``queue``, never on the session's delegate queue (see
+    /// InlineDelegateQueue), and only while its end has not been delivered: FoundationNetworking
+    /// traps ("Trying to access a behaviour for a task that in not in the registry") when a cancel
+    /// reaches a task it has already finished and removed, which an early reader of a fast body
+    /// did within a few rounds when cancels were made from a global queue. Each task is cancelled
+    /// once, however many endings ask for it (the caller's cancel, a limit, the reader leaving).
+    /// A transfer whose task is not made yet has nothing to cancel here: ``start`` sees that it
+    /// ended, and makes or starts no task. (On Linux a cancel queued before a pending ``start``
+    /// finds no task; on Apple platforms, where ``start`` runs on the caller's thread, a cancel
+    /// may land between the task's making and its `resume()`, which URLSession accepts.)
     private func cancelTask(_ ticket: Int) {
         queue.async { [table] in
             let task = table.withLock { table -> URLSessionTask? in
                 table.entries[ticket]?.modify { entry -> URLSessionTask? in
-                    defer { entry.cancelIssued = true }
-                    return entry.cancelIssued ? nil : entry.task
+                    guard !entry.cancelIssued, let task = entry.task else { return nil }
+                    entry.cancelIssued = true
+                    return task
                 } ?? nil
             }
             task?.cancel()

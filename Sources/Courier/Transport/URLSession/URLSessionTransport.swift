@@ -175,7 +175,7 @@ public final class URLSessionTransport: Transport {
         }
         defer { watcher?.cancel() }
         // The task is made and started by the router, off the cooperative pool (see
-        // SessionRouter.queue); a transfer cancelled before that never gets one. The closure
+        // SessionRouter.queue); a transfer that ends before its start gets none. The closure
         // holds the transport: its deinit invalidates the session, and making a task on an
         // invalidated session traps.
         let request = transfer.request
