@@ -1,4 +1,4 @@
-import Courier
+@_spi(Testing) import Courier
 import Foundation
 import Testing
 

@@ -260,5 +260,100 @@ import Testing
             #expect(!harness.router.isOnQueue)
             #expect(harness.router.transfersInTable == 0)
         }
+
+        /// Whether `error` is `CourierError.cancelled`.
+        static func isCancelled(_ error: (any Error)?) -> Bool {
+            if case .cancelled? = error as? CourierError { true } else { false }
+        }
+
+        /// Whether `error` is the refusal of a transfer launched after the router closed.
+        static func isClosedRefusal(_ error: (any Error)?) -> Bool {
+            if case .invalidUse(let reason)? = error as? CourierError { reason.contains("invalidated") } else { false }
+        }
+
+        /// Closing the router (the transport's `invalidateAndCancel()`) ends every transfer in its
+        /// table with `CourierError.cancelled`: a running one has its task cancelled once, one
+        /// entered and not launched yet gets no task. A transfer entered afterwards is refused
+        /// without a task, and the session is invalidated once, however often it is closed.
+        @Test func closingEndsEveryTransferAndRefusesLaterOnes() async throws {
+            let harness = Harness(id: 10)
+            async let running = harness.launch()
+            await harness.task.started()
+            let entered = harness.router.register(
+                request: URLRequest(url: SessionRouterTests.url), file: nil, progress: nil, limits: .default,
+                metrics: TransferMetrics(), elapsed: nil)
+            let (invalidated, signal) = AsyncStream<Void>.makeStream()
+            let invalidations = Locked(0)
+            for _ in 0..<2 {
+                harness.router.close {
+                    invalidations.withLock { $0 += 1 }
+                    signal.yield()
+                }
+            }
+            for await _ in invalidated { break }
+            // The task's cancel was queued before the invalidation, on the same queue.
+            #expect(harness.task.cancels == 1)
+            harness.complete(URLError(.cancelled))
+            let runningError: (any Error)?
+            do {
+                _ = try await running
+                runningError = nil
+            } catch {
+                runningError = error
+            }
+            #expect(Self.isCancelled(runningError))
+
+            let made = Locked(0)
+            let enteredError = await #expect(throws: (any Error).self) {
+                try await withCheckedThrowingContinuation { continuation in
+                    harness.router.launch(entered, continuation: continuation) {
+                        made.withLock { $0 += 1 }
+                        return FakeTask(id: 11)
+                    }
+                }
+            }
+            #expect(Self.isCancelled(enteredError))
+            let later = harness.router.register(
+                request: URLRequest(url: SessionRouterTests.url), file: nil, progress: nil, limits: .default,
+                metrics: TransferMetrics(), elapsed: nil)
+            let laterError = await #expect(throws: (any Error).self) {
+                try await withCheckedThrowingContinuation { continuation in
+                    harness.router.launch(later, continuation: continuation) {
+                        made.withLock { $0 += 1 }
+                        return FakeTask(id: 12)
+                    }
+                }
+            }
+            #expect(Self.isClosedRefusal(laterError))
+            #expect(made.withLock { $0 } == 0)
+            #expect(invalidations.withLock { $0 } == 1)
+            #expect(harness.task.resumes == 1)
+            #expect(harness.router.transfersInTable == 0)
+        }
+
+        /// A close that comes while a task is being made waits for it: the task is cancelled
+        /// unstarted and its caller answered with `CourierError.cancelled`, and only then is the
+        /// session invalidated (making a task on an invalidated session traps).
+        @Test func closingWhileATaskIsMadeInvalidatesAfterIt() async throws {
+            let harness = Harness(id: 13)
+            let events = Locked<[String]>([])
+            let (invalidated, signal) = AsyncStream<Void>.makeStream()
+            let error = await #expect(throws: (any Error).self) {
+                try await harness.launch { harness in
+                    harness.router.close {
+                        events.withLock { $0.append("invalidated") }
+                        signal.yield()
+                    }
+                    events.withLock { $0.append("made") }
+                    return harness.task
+                }
+            }
+            #expect(Self.isCancelled(error))
+            for await _ in invalidated { break }
+            #expect(events.withLock { $0 } == ["made", "invalidated"])
+            #expect(harness.task.resumes == 0)
+            #expect(harness.task.cancels == 1)
+            #expect(harness.router.transfersInTable == 0)
+        }
     }
 #endif

@@ -3,7 +3,7 @@
 // compared with what it was before. Heap bytes in use (the allocator's own count) rather than RSS,
 // because an allocator keeps freed pages mapped; RSS is printed too, after asking it to trim.
 import BenchmarkSupport
-import Courier
+@_spi(Testing) import Courier
 import Foundation
 import HeapStatistics
 import PipelineFixtures

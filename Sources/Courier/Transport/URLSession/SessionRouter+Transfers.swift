@@ -29,19 +29,23 @@ extension SessionRouter {
 
     /// Installs the waiting continuation, then makes the transfer's task with `make` and starts it
     /// (on ``queue`` on Linux, see ``start``). A transfer that ended before (cancelled, or aborted
-    /// by its upload watcher) is forgotten and answered at once with its error, and gets no task.
+    /// by its upload watcher) is forgotten and answered at once with its error, and gets no task;
+    /// so is one launched after the router closed (``close(then:)``).
     func launch(
         _ ticket: Int, continuation: CheckedContinuation<CallAnswer, any Error>,
         make: @escaping @Sendable () -> URLSessionTask
     ) {
         let refused = table.withLock { table -> (any Error)? in
+            let closed = table.closed
             let refused: (any Error)?? = table.entries[ticket]?.modify { entry -> (any Error)? in
-                guard entry.cancelledEarly || entry.failure != nil else {
+                // A transfer entered after the router closed gets no task either.
+                guard entry.cancelledEarly || entry.failure != nil || closed else {
                     entry.continuation = continuation
                     return nil
                 }
                 entry.file?.discard()
-                return entry.failure ?? CancellationError()
+                return entry.failure
+                    ?? (entry.cancelledEarly ? CancellationError() : CourierError.invalidUse(Self.closedMessage))
             }
             switch refused {
             case .none: return CancellationError()  // not registered, or forgotten
@@ -66,20 +70,64 @@ extension SessionRouter {
     /// transfer that ended while it was being made is cancelled unstarted, which removes it from
     /// the session.
     private func start(_ ticket: Int, make: () -> URLSessionTask) {
-        if let ended = table.withLock({ Self.forget(ticket, ifEndedIn: &$0) }) {
+        let ended = table.withLock { table -> Ended? in
+            if let ended = Self.forget(ticket, ifEndedIn: &table) { return ended }
+            table.making += 1
+            return nil
+        }
+        if let ended {
             ended.continuation?.resume(throwing: ended.error)
             return
         }
         let task = make()
-        let ended = table.withLock { table -> Ended? in
-            if let ended = Self.forget(ticket, ifEndedIn: &table) { return ended }
+        let (endedMeanwhile, invalidation) = table.withLock {
+            table -> (Ended?, (@Sendable () -> Void)?) in
+            table.making -= 1
+            var invalidation: (@Sendable () -> Void)?
+            if table.making == 0 {
+                invalidation = table.pendingInvalidation
+                table.pendingInvalidation = nil
+            }
+            if let ended = Self.forget(ticket, ifEndedIn: &table) { return (ended, invalidation) }
             table.entries[ticket]?.task = task
             table.tickets[task.taskIdentifier] = ticket
-            return nil
+            return (nil, invalidation)
         }
-        guard let ended else { return task.resume() }
-        task.cancel()
-        ended.continuation?.resume(throwing: ended.error)
+        if let endedMeanwhile {
+            task.cancel()
+            endedMeanwhile.continuation?.resume(throwing: endedMeanwhile.error)
+        } else {
+            task.resume()
+        }
+        if let invalidation { queue.async(execute: invalidation) }
+    }
+
+    /// What a transfer entered after ``close(then:)`` is refused with.
+    static let closedMessage =
+        "this URLSessionTransport was invalidated (invalidateAndCancel()) and sends nothing more: make a new transport"
+
+    /// Closes the router for good: every transfer in its table ends with
+    /// ``CourierError/cancelled`` (a running task is cancelled, one not made yet never is), a
+    /// transfer launched afterwards is refused with ``CourierError/invalidUse(_:)``, and
+    /// `invalidate` then runs on ``queue``, once no task is being made (the last ``start`` to
+    /// make one runs it). Calling it again does nothing.
+    func close(then invalidate: @escaping @Sendable () -> Void) {
+        let (cancelling, invalidateNow) = table.withLock { table -> ([Int], Bool) in
+            guard !table.closed else { return ([], false) }
+            table.closed = true
+            var cancelling: [Int] = []
+            for ticket in table.entries.keys
+            where table.entries[ticket]?.modify({ Self.abort(&$0, with: CourierError.cancelled) }) == true {
+                cancelling.append(ticket)
+            }
+            guard table.making == 0 else {
+                table.pendingInvalidation = invalidate
+                return (cancelling, false)
+            }
+            return (cancelling, true)
+        }
+        for ticket in cancelling { cancelTask(ticket) }
+        if invalidateNow { queue.async(execute: invalidate) }
     }
 
     /// What a transfer that ended before its task started still owes: its caller's answer, when

@@ -79,6 +79,14 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// A started task's ticket, by its `taskIdentifier`.
         var tickets: [Int: Int] = [:]
         var nextTicket = 0
+        /// ``close(then:)`` was called: no task is made from then on.
+        var closed = false
+        /// Tasks being made (between ``start``'s two checks): the session is not invalidated while
+        /// one is, since making a task on an invalidated session traps.
+        var making = 0
+        /// The session's invalidation, when ``close(then:)`` found a task being made: run by the
+        /// ``start`` that makes the last one.
+        var pendingInvalidation: (@Sendable () -> Void)?
 
         /// Runs `body` on the entry of `task` in place, if it has one. Optional chaining reaches
         /// the entry where the table stores it: nothing is copied out and back (which retained and

@@ -16,8 +16,10 @@ import Foundation
 /// Cancelling the calling Swift task cancels the `URLSessionTask`, also when the cancel arrives
 /// before the task has started (it is latched and the task never starts).
 public final class URLSessionTransport: Transport {
-    /// The session requests run on. Do not change its delegate.
-    public let session: URLSession
+    /// The session requests run on. Not public: a caller that invalidated it and sent again
+    /// would make URLSession trap ("Session invalidated"); ``invalidateAndCancel()`` is the safe
+    /// way, and ``configuration`` reads its settings. Tests and the memory check watch its release.
+    @_spi(Testing) public let session: URLSession
     private let router: SessionRouter
 
     /// A configuration suited to a library: `.ephemeral` (nothing written to disk) with no
@@ -72,6 +74,25 @@ public final class URLSessionTransport: Transport {
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    /// A copy of the session's configuration: changing it changes nothing. (FoundationNetworking
+    /// hands out the session's own object, which later readers would see changed.)
+    public var configuration: URLSessionConfiguration {
+        session.configuration.copy() as? URLSessionConfiguration ?? session.configuration
+    }
+
+    /// Ends this transport's use: every transfer in flight ends with ``CourierError/cancelled``
+    /// and its task is cancelled, a transfer sent afterwards is refused with
+    /// ``CourierError/invalidUse(_:)`` and nothing reaches the network, and the session is
+    /// invalidated once no task is being made, which releases it when its tasks have reported
+    /// their end. Calling it again does nothing. Without it, the session is invalidated when the
+    /// transport is released, letting the transfers still running finish.
+    public func invalidateAndCancel() {
+        // FoundationNetworking's own `invalidateAndCancel()` cancels tasks that may have just
+        // finished, which traps there (see SessionRouter.cancelTask); the router cancels its own,
+        // once each, and the session is only told to invalidate.
+        router.close { [session] in session.finishTasksAndInvalidate() }
     }
 
     /// Runs a transfer, streaming both ways: a file body is uploaded from the file, a file
