@@ -28,7 +28,9 @@ import Testing
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/x")))
         let direct = await #expect(throws: (any Error).self) { try await transport.send(request) }
         #expect(Self.isClosedRefusal(direct))
-        let streamed = await #expect(throws: (any Error).self) { try await transport.stream(Transfer(request: request)) }
+        let streamed = await #expect(throws: (any Error).self) {
+            try await transport.stream(Transfer(request: request))
+        }
         #expect(Self.isClosedRefusal(streamed))
         let provider = Provider<Fault>(transport: transport)
         let viaProvider = await #expect(throws: (any Error).self) { try await provider.request(Fault(path: "ok")) }
