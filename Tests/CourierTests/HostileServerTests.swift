@@ -221,6 +221,26 @@ struct HostileServerTests {
         #expect(truncated)
     }
 
+    /// A server that reads the head and a little of the body, then stops reading and never
+    /// answers: the upload cannot go on, and with no Courier deadline it is the transport's idle
+    /// timeout (`timeoutIntervalForRequest`, 60 s by default; 1 s here) that ends it, typed. The
+    /// server holds the connection for up to 60 s: an upload that waited for it would be answered
+    /// 200 instead.
+    @Test func anUploadTheServerStopsReadingEndsOnTheIdleTimeout() async throws {
+        let configuration = URLSessionTransport.defaultConfiguration()
+        configuration.timeoutIntervalForRequest = 1
+        let provider = Provider<Fault>(transport: URLSessionTransport(configuration: configuration))
+        let body = Data(repeating: 7, count: 32 << 20)
+        let error = await failure(
+            Fault(path: "slow-sink?stall=60&hold=65536", method: .post, task: .data(body), timeout: nil),
+            provider: provider)
+        guard case .underlying(let underlying as URLError, _)? = error else {
+            Issue.record("expected a URLError, got \(String(describing: error))")
+            return
+        }
+        #expect(underlying.code == .timedOut)
+    }
+
     // MARK: Files and descriptors
 
     /// Downloads waiting for a connection (or for their first byte) hold no open file: the file is

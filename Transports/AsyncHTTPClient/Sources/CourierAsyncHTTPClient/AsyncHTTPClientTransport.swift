@@ -63,7 +63,9 @@ import NIOSSL
 ///   same configuration with `httpVersion = .http1Only`, or requests with a body go on your
 ///   client and, over HTTP/2, the crash stays possible.
 /// - The idle timeout between reads is the client's (`read` in its configuration: 60 s in
-///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. Courier's own deadlines
+///   ``clientConfiguration()``), not `URLRequest.timeoutInterval`. AsyncHTTPClient starts it only
+///   once the request body is sent; while a body goes out, ``sendIdleTimeout`` (60 s) ends a
+///   request whose body stops moving with no answer arriving. Courier's own deadlines
 ///   (``Courier/TargetType/timeout``) work the same on both transports.
 public struct AsyncHTTPClientTransport: Transport {
     /// The client requests run on.
@@ -75,6 +77,14 @@ public struct AsyncHTTPClientTransport: Transport {
     public let uploadClient: HTTPClient
     /// The `User-Agent` sent when a request has none; `nil` sends none.
     public let userAgent: String?
+    /// The longest a request body sent in parts (a file, a body in memory larger than 64 KiB or
+    /// sent with progress) may go with none of it taken by the connection and no byte of the
+    /// answer arriving; then the request fails with `URLError(.timedOut)`. AsyncHTTPClient starts
+    /// its `read` timeout only once the whole body is sent, so a server that stops reading an
+    /// upload and never answers would otherwise hold it for ever. The watch starts when the
+    /// connection first asks for the body (waiting for a connection is not a stall). Default:
+    /// 60 s, as ``clientConfiguration()``'s `read`; `nil`: none.
+    public var sendIdleTimeout: Duration? = .seconds(60)
 
     /// The client a transport uses unless given one: made once per process on SwiftNIO's shared
     /// event loops with ``clientConfiguration()``, never shut down (like `HTTPClient.shared`), so
@@ -181,7 +191,14 @@ public struct AsyncHTTPClientTransport: Transport {
     /// written destination file is removed, unless ``Courier/Transfer/downloadHeadArrived`` is set
     /// (the provider resumes from it). Limits hold while the body arrives.
     public func send(_ transfer: Transfer) async throws -> Response {
-        let exchange = try await open(transfer)
+        let first = try prepare(transfer, watch: nil)
+        guard let watch = first.watch else { return try await exchange(transfer, first: first) }
+        return try await watch.guarding { try await self.exchange(transfer, first: first) }
+    }
+
+    /// The whole exchange of ``send(_:)``, up to the body in memory or in its file.
+    private nonisolated(nonsending) func exchange(_ transfer: Transfer, first: Prepared) async throws -> Response {
+        let exchange = try await open(transfer, first: first)
         switch transfer.destination {
         case .memory: return try await exchange.collect()
         case .file(let url): return try await exchange.download(to: url)
@@ -192,24 +209,42 @@ public struct AsyncHTTPClientTransport: Transport {
     /// returned ``Courier/StreamedResponse/body``. The body's reader going away (or its task being
     /// cancelled) cancels the request and closes its connection.
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
-        var transfer = transfer
-        transfer.destination = .memory
-        return try await open(transfer).stream()
+        var streamed = transfer
+        streamed.destination = .memory
+        let transfer = streamed
+        let first = try prepare(transfer, watch: nil)
+        guard let watch = first.watch else { return try await open(transfer, first: first).stream() }
+        // Watched up to the head; the body's reader has its own idle timeout.
+        return try await watch.guarding { try await self.open(transfer, first: first) }.stream()
+    }
+
+    /// A hop's request, ready to go: the request, its body's size and, for a body sent in parts,
+    /// its ``SendWatch``.
+    struct Prepared: Sendable {
+        var request: HTTPClientRequest
+        var bytesSent: Int64
+        /// The client that carries it.
+        var carrier: HTTPClient
+        var watch: SendWatch?
+    }
+
+    /// Checks a hop's transfer and makes its request. A body sent in parts is watched by `watch`
+    /// (the first hop's, for later hops) or by a new watch.
+    private func prepare(_ transfer: Transfer, watch: SendWatch?) throws -> Prepared {
+        try Task.checkCancellation()
+        try transfer.checkDestination()
+        return try makeRequest(transfer, watch: watch)
     }
 
     /// Sends the transfer and follows redirects by Courier's rules, up to the answer's head.
-    private nonisolated(nonsending) func open(_ transfer: Transfer) async throws -> Exchange {
+    private nonisolated(nonsending) func open(_ transfer: Transfer, first: Prepared) async throws -> Exchange {
         var current = transfer
+        var prepared = first
         var redirects = 0
         while true {
-            try Task.checkCancellation()
-            try current.checkDestination()
-            let (request, bytesSent) = try makeRequest(current)
-            // A body to a URL that may speak TLS, so HTTP/2, goes over HTTP/1.1 (see uploadClient).
-            let carrier = bytesSent > 0 && !Self.isCleartext(current.request.url) ? uploadClient : client
             let response: HTTPClientResponse
             do {
-                response = try await carrier.execute(request, deadline: .distantFuture)
+                response = try await prepared.carrier.execute(prepared.request, deadline: .distantFuture)
             } catch {
                 // A refused certificate: typed, with the host and the reason (see ServerTrust).
                 if let refusal = await ServerTrust.refusal(error, url: current.request.url) { throw refusal }
@@ -221,7 +256,7 @@ public struct AsyncHTTPClientTransport: Transport {
             guard let next = try current.following(redirect: head, redirects: redirects) else {
                 let exchange = Exchange(
                     transfer: current, response: response, head: head, redirects: redirects,
-                    responseStart: responseStart, bytesSent: bytesSent)
+                    responseStart: responseStart, bytesSent: prepared.bytesSent, watch: prepared.watch)
                 exchange.reportStart()
                 return exchange
             }
@@ -230,11 +265,19 @@ public struct AsyncHTTPClientTransport: Transport {
             _ = try? await response.body.collect(upTo: 64 << 10)
             redirects += 1
             current = next
+            prepared = try prepare(next, watch: first.watch)
         }
     }
 
-    /// The AsyncHTTPClient request for a transfer's request, with its body, and the body's size.
-    private func makeRequest(_ transfer: Transfer) throws -> (HTTPClientRequest, bytesSent: Int64) {
+    /// Bodies in memory up to this size go to AsyncHTTPClient whole (unless progress is asked
+    /// for): the sockets' buffers take them at once, and AsyncHTTPClient's `read` timeout starts.
+    /// Larger ones go in parts, watched (see ``SendWatch``).
+    static let wholeBodyLimit = 64 << 10
+
+    /// The AsyncHTTPClient request for a transfer's request, with its body, the body's size, the
+    /// client that carries it and, for a body sent in parts, its watch (`watch`, restarted, or a
+    /// new one).
+    private func makeRequest(_ transfer: Transfer, watch: SendWatch?) throws -> Prepared {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
@@ -255,18 +298,32 @@ public struct AsyncHTTPClientTransport: Transport {
         if !hasUserAgent, let userAgent { request.headers.add(name: "User-Agent", value: userAgent) }
         if !hasAcceptEncoding { request.headers.add(name: "Accept-Encoding", value: "gzip, deflate") }
         let progress = transfer.progress
+        // A body to a URL that may speak TLS, so HTTP/2, goes over HTTP/1.1 (see uploadClient).
+        func carrier() -> HTTPClient { Self.isCleartext(transfer.request.url) ? client : uploadClient }
+        func watching() -> SendWatch? {
+            guard let watch else { return sendIdleTimeout.map { SendWatch(idle: $0) } }
+            watch.restart()
+            return watch
+        }
         if let size = try transfer.fileBodySize(), case .file(let url) = transfer.body {
-            request.body = .stream(FileChunks(url: url, size: size, progress: progress), length: .known(Int64(size)))
-            return (request, Int64(size))
+            let carrier = carrier()
+            let watch = watching()
+            request.body = .stream(
+                FileChunks(url: url, size: size, progress: progress, watch: watch), length: .known(Int64(size)))
+            return Prepared(request: request, bytesSent: Int64(size), carrier: carrier, watch: watch)
         } else if let data = transfer.request.httpBody, !data.isEmpty {
-            if let progress {
-                request.body = .stream(DataChunks(data: data, progress: progress), length: .known(Int64(data.count)))
+            let carrier = carrier()
+            var watch: SendWatch?
+            if progress != nil || data.count > Self.wholeBodyLimit {
+                watch = watching()
+                request.body = .stream(
+                    DataChunks(data: data, progress: progress, watch: watch), length: .known(Int64(data.count)))
             } else {
                 request.body = .bytes(ByteBuffer(bytes: data))
             }
-            return (request, Int64(data.count))
+            return Prepared(request: request, bytesSent: Int64(data.count), carrier: carrier, watch: watch)
         }
-        return (request, 0)
+        return Prepared(request: request, bytesSent: 0, carrier: client, watch: nil)
     }
 
     /// Whether AsyncHTTPClient speaks plain HTTP/1.1 to a URL (`http`, `http+unix`, `unix`, in

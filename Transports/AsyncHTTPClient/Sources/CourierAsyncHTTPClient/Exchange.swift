@@ -26,11 +26,16 @@ struct Exchange: Sendable {
     let contentEncoding: String?
     /// `Content-Length`, or -1.
     let contentLength: Int64
+    /// The watch of a body sent in parts, told of every piece of the answer: after an early
+    /// answer the body may still be going out, and AsyncHTTPClient's `read` timeout is not
+    /// running until it is sent.
+    let watch: SendWatch?
 
     init(
         transfer: Transfer, response: HTTPClientResponse, head: Response, redirects: Int,
-        responseStart: Duration?, bytesSent: Int64
+        responseStart: Duration?, bytesSent: Int64, watch: SendWatch? = nil
     ) {
+        self.watch = watch
         self.transfer = transfer
         self.response = response
         self.head = head
@@ -111,6 +116,7 @@ struct Exchange: Sendable {
         var wire: Int64 = 0
         do {
             for try await buffer in response.body {
+                watch?.moved()
                 let decoded: Piece
                 if let inflater {
                     wire += Int64(buffer.readableBytes)

@@ -34,6 +34,8 @@ struct FileChunks: AsyncSequence, Sendable {
     let url: URL
     let size: UInt64
     let progress: (@Sendable (TransferProgress) -> Void)?
+    /// Told when the connection asks for a part and when the last one was taken.
+    let watch: SendWatch?
 
     func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -46,11 +48,15 @@ struct FileChunks: AsyncSequence, Sendable {
         var lastByte = LastByteApart()
 
         mutating func next() async throws -> ByteBuffer? {
+            source.watch?.moved()
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
                 return last
             }
-            guard offset < source.size else { return nil }
+            guard offset < source.size else {
+                source.watch?.finished()
+                return nil
+            }
             let file = try self.file ?? Self.open(source.url)
             self.file = file
             let count = Int(Swift.min(UInt64(FileChunks.chunkSize), source.size - offset))
@@ -89,14 +95,17 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 }
 
-/// A body in memory sent in 64 KiB slices, so upload progress is reported as it goes (only
-/// when someone asks for progress; otherwise the body is sent whole).
+/// A body in memory sent in 64 KiB slices, so upload progress is reported as it goes and a
+/// stall is seen (when someone asks for progress, or the body is larger than
+/// ``AsyncHTTPClientTransport/wholeBodyLimit``; otherwise it is sent whole).
 struct DataChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     static let chunkSize = 64 << 10
 
     let data: Data
-    let progress: @Sendable (TransferProgress) -> Void
+    let progress: (@Sendable (TransferProgress) -> Void)?
+    /// Told when the connection asks for a part and when the last one was taken.
+    let watch: SendWatch?
 
     func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -109,17 +118,21 @@ struct DataChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> ByteBuffer? {
             let size = source.data.count
+            source.watch?.moved()
             if let last = lastByte.take() {
-                source.progress(.sent(bytes: Int64(size), total: Int64(size)))
+                source.progress?(.sent(bytes: Int64(size), total: Int64(size)))
                 return last
             }
-            guard offset < size else { return nil }
+            guard offset < size else {
+                source.watch?.finished()
+                return nil
+            }
             let end = Swift.min(offset + DataChunks.chunkSize, size)
             let start = source.data.startIndex
             var part = ByteBuffer(bytes: source.data[(start + offset)..<(start + end)])
             offset = end
             lastByte.holdBack(from: &part, endsBody: offset == size)
-            source.progress(.sent(bytes: Int64(offset - lastByte.count), total: Int64(size)))
+            source.progress?(.sent(bytes: Int64(offset - lastByte.count), total: Int64(size)))
             return part
         }
     }

@@ -184,7 +184,7 @@ struct UploadClientTests {
         let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let (memoryProgress, memoryReports) = AsyncStream.makeStream(of: Int64.self)
         var fromMemory: [ByteBuffer] = []
-        for try await part in DataChunks(data: data, progress: { Self.report($0, to: memoryReports) }) {
+        for try await part in DataChunks(data: data, progress: { Self.report($0, to: memoryReports) }, watch: nil) {
             fromMemory.append(part)
         }
         memoryReports.finish()
@@ -195,7 +195,8 @@ struct UploadClientTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let (fileProgress, fileReports) = AsyncStream.makeStream(of: Int64.self)
         var fromFile: [ByteBuffer] = []
-        for try await part in FileChunks(url: file, size: UInt64(size), progress: { Self.report($0, to: fileReports) })
+        for try await part in FileChunks(
+            url: file, size: UInt64(size), progress: { Self.report($0, to: fileReports) }, watch: nil)
         {
             fromFile.append(part)
         }
