@@ -303,27 +303,23 @@ import Testing
             }
             #expect(Self.isCancelled(runningError))
 
+            // Each launch below would count the task it makes; none may be made.
             let made = Locked(0)
-            let enteredError = await #expect(throws: (any Error).self) {
-                try await withCheckedThrowingContinuation { continuation in
-                    harness.router.launch(entered, continuation: continuation) {
-                        made.withLock { $0 += 1 }
-                        return FakeTask(id: 11)
+            @Sendable func launchedError(_ ticket: Int) async -> (any Error)? {
+                await #expect(throws: (any Error).self) {
+                    try await withCheckedThrowingContinuation { continuation in
+                        harness.router.launch(ticket, continuation: continuation) {
+                            made.withLock { $0 += 1 }
+                            return FakeTask(id: 11)
+                        }
                     }
                 }
             }
-            #expect(Self.isCancelled(enteredError))
+            #expect(Self.isCancelled(await launchedError(entered)))
             let later = harness.router.register(
                 request: URLRequest(url: SessionRouterTests.url), file: nil, progress: nil, limits: .default,
                 metrics: TransferMetrics(), elapsed: nil)
-            let laterError = await #expect(throws: (any Error).self) {
-                try await withCheckedThrowingContinuation { continuation in
-                    harness.router.launch(later, continuation: continuation) {
-                        made.withLock { $0 += 1 }
-                        return FakeTask(id: 12)
-                    }
-                }
-            }
+            let laterError = await launchedError(later)
             #expect(Self.isClosedRefusal(laterError))
             #expect(made.withLock { $0 } == 0)
             #expect(invalidations.withLock { $0 } == 1)

@@ -116,9 +116,10 @@ extension SessionRouter {
             guard !table.closed else { return ([], false) }
             table.closed = true
             var cancelling: [Int] = []
-            for ticket in table.entries.keys
-            where table.entries[ticket]?.modify({ Self.abort(&$0, with: CourierError.cancelled) }) == true {
-                cancelling.append(ticket)
+            // In place: looping over the keys while changing the values would copy the table.
+            for index in table.entries.indices
+            where table.entries.values[index].modify({ Self.abort(&$0, with: CourierError.cancelled) }) {
+                cancelling.append(table.entries.keys[index])
             }
             guard table.making == 0 else {
                 table.pendingInvalidation = invalidate

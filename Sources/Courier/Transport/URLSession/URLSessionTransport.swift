@@ -82,8 +82,9 @@ public final class URLSessionTransport: Transport {
         session.configuration.copy() as? URLSessionConfiguration ?? session.configuration
     }
 
-    /// Ends this transport's use: every transfer in flight ends with ``CourierError/cancelled``
-    /// and its task is cancelled, a transfer sent afterwards is refused with
+    /// Ends this transport's use: every transfer in flight (sent before this call, started or
+    /// not) ends with ``CourierError/cancelled`` and its task, if any, is cancelled; a transfer
+    /// sent afterwards is refused with
     /// ``CourierError/invalidUse(_:)`` and nothing reaches the network, and the session is
     /// invalidated once no task is being made, which releases it when its tasks have reported
     /// their end. Calling it again does nothing. Without it, the session is invalidated when the

@@ -191,7 +191,7 @@ public struct AsyncHTTPClientTransport: Transport {
     /// written destination file is removed, unless ``Courier/Transfer/downloadHeadArrived`` is set
     /// (the provider resumes from it). Limits hold while the body arrives.
     public func send(_ transfer: Transfer) async throws -> Response {
-        let first = try prepare(transfer, watch: nil)
+        let first = try prepare(transfer)
         guard let watch = first.watch else { return try await exchange(transfer, first: first) }
         return try await watch.guarding { try await self.exchange(transfer, first: first) }
     }
@@ -212,9 +212,10 @@ public struct AsyncHTTPClientTransport: Transport {
         var streamed = transfer
         streamed.destination = .memory
         let transfer = streamed
-        let first = try prepare(transfer, watch: nil)
+        let first = try prepare(transfer)
         guard let watch = first.watch else { return try await open(transfer, first: first).stream() }
-        // Watched up to the head; the body's reader has its own idle timeout.
+        // Watched up to the head, and then by the body's reader (Exchange.stream): after an early
+        // answer the body may still be going out.
         return try await watch.guarding { try await self.open(transfer, first: first) }.stream()
     }
 
@@ -228,12 +229,13 @@ public struct AsyncHTTPClientTransport: Transport {
         var watch: SendWatch?
     }
 
-    /// Checks a hop's transfer and makes its request. A body sent in parts is watched by `watch`
-    /// (the first hop's, for later hops) or by a new watch.
-    private func prepare(_ transfer: Transfer, watch: SendWatch?) throws -> Prepared {
+    /// Checks a hop's transfer and makes its request. The first hop's body sent in parts gets a
+    /// new watch (see ``SendWatch``); a later hop (`after` the first) uses the first one's watch,
+    /// which rests until its body starts, or for good when it has none.
+    private func prepare(_ transfer: Transfer, after first: Prepared? = nil) throws -> Prepared {
         try Task.checkCancellation()
         try transfer.checkDestination()
-        return try makeRequest(transfer, watch: watch)
+        return try makeRequest(transfer, after: first)
     }
 
     /// Sends the transfer and follows redirects by Courier's rules, up to the answer's head.
@@ -245,6 +247,7 @@ public struct AsyncHTTPClientTransport: Transport {
             let response: HTTPClientResponse
             do {
                 response = try await prepared.carrier.execute(prepared.request, deadline: .distantFuture)
+                prepared.watch?.answered()
             } catch {
                 // A refused certificate: typed, with the host and the reason (see ServerTrust).
                 if let refusal = await ServerTrust.refusal(error, url: current.request.url) { throw refusal }
@@ -265,7 +268,7 @@ public struct AsyncHTTPClientTransport: Transport {
             _ = try? await response.body.collect(upTo: 64 << 10)
             redirects += 1
             current = next
-            prepared = try prepare(next, watch: first.watch)
+            prepared = try prepare(next, after: first)
         }
     }
 
@@ -275,9 +278,8 @@ public struct AsyncHTTPClientTransport: Transport {
     static let wholeBodyLimit = 64 << 10
 
     /// The AsyncHTTPClient request for a transfer's request, with its body, the body's size, the
-    /// client that carries it and, for a body sent in parts, its watch (`watch`, restarted, or a
-    /// new one).
-    private func makeRequest(_ transfer: Transfer, watch: SendWatch?) throws -> Prepared {
+    /// client that carries it and, for a body sent in parts, its watch (see ``prepare(_:after:)``).
+    private func makeRequest(_ transfer: Transfer, after first: Prepared?) throws -> Prepared {
         // checkDestination has made sure there is a URL.
         var request = HTTPClientRequest(url: transfer.request.url?.absoluteString ?? "")
         request.method = HTTPMethod(rawValue: transfer.request.httpMethod ?? "GET")
@@ -300,14 +302,16 @@ public struct AsyncHTTPClientTransport: Transport {
         let progress = transfer.progress
         // A body to a URL that may speak TLS, so HTTP/2, goes over HTTP/1.1 (see uploadClient).
         func carrier() -> HTTPClient { Self.isCleartext(transfer.request.url) ? client : uploadClient }
+        // A later hop's watch rests until its body starts (or for good: a 303 sends none).
+        first?.watch?.rest()
         func watching() -> SendWatch? {
-            guard let watch else { return sendIdleTimeout.map { SendWatch(idle: $0) } }
-            watch.restart()
-            return watch
+            if let first { return first.watch }
+            guard let idle = sendIdleTimeout, idle > .zero else { return nil }
+            return SendWatch(idle: idle)
         }
         if let size = try transfer.fileBodySize(), case .file(let url) = transfer.body {
-            let carrier = carrier()
-            let watch = watching()
+            let carrier = size > 0 ? carrier() : client
+            let watch = size > 0 ? watching() : nil
             request.body = .stream(
                 FileChunks(url: url, size: size, progress: progress, watch: watch), length: .known(Int64(size)))
             return Prepared(request: request, bytesSent: Int64(size), carrier: carrier, watch: watch)

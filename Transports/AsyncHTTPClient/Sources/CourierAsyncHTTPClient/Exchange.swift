@@ -116,7 +116,7 @@ struct Exchange: Sendable {
         var wire: Int64 = 0
         do {
             for try await buffer in response.body {
-                watch?.moved()
+                watch?.answered()
                 let decoded: Piece
                 if let inflater {
                     wire += Int64(buffer.readableBytes)
@@ -213,11 +213,16 @@ struct Exchange: Sendable {
     /// cancels (closing the connection).
     func stream() -> StreamedResponse {
         let (body, writer) = ResponseBody.makeStream(limits: transfer.limits)
-        let pump = Task {
-            do {
+        let pump = Task { [self] in
+            let pumping: @Sendable () async throws -> Void = {
                 _ = try await read(limit: ResponseBodyLimit(streaming: transfer.limits)) { piece, _ in
                     piece.isEmpty || writer.write(piece.data)
                 }
+            }
+            do {
+                // A body still going out after an early answer is watched while this one is read
+                // (AsyncHTTPClient's `read` timeout waits for the request's end).
+                if let watch { try await watch.guarding(pumping) } else { try await pumping() }
                 writer.finish()
             } catch {
                 writer.finish(throwing: error)

@@ -48,13 +48,13 @@ struct FileChunks: AsyncSequence, Sendable {
         var lastByte = LastByteApart()
 
         mutating func next() async throws -> ByteBuffer? {
-            source.watch?.moved()
+            source.watch?.asked()
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
                 return last
             }
             guard offset < source.size else {
-                source.watch?.finished()
+                source.watch?.rest()
                 return nil
             }
             let file = try self.file ?? Self.open(source.url)
@@ -118,13 +118,13 @@ struct DataChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> ByteBuffer? {
             let size = source.data.count
-            source.watch?.moved()
+            source.watch?.asked()
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(size), total: Int64(size)))
                 return last
             }
             guard offset < size else {
-                source.watch?.finished()
+                source.watch?.rest()
                 return nil
             }
             let end = Swift.min(offset + DataChunks.chunkSize, size)

@@ -54,8 +54,11 @@ struct StalledUploadTests {
         let fault = try #require(ConformanceServers.fromEnvironment?.fault)
         // A client of its own: the stalled connection is not one of the shared pool's, and no
         // other test's connection can keep this one waiting for the pool.
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: AsyncHTTPClientTransport.clientConfiguration())
+        // Its `read` timeout outlasts the server's hold: a body AsyncHTTPClient took whole (as
+        // bodies in memory once went) would be answered 200, not time out on it.
+        var configuration = AsyncHTTPClientTransport.clientConfiguration()
+        configuration.timeout.read = .seconds(120)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         var transport = AsyncHTTPClientTransport(client: client, uploadClient: client)
         #expect(transport.sendIdleTimeout == .seconds(60))
         transport.sendIdleTimeout = .seconds(1)
@@ -94,54 +97,105 @@ struct StalledUploadTests {
 }
 
 /// ``SendWatch`` on a test clock: what counts as a stall.
-@Suite struct SendWatchTests {
-    /// An operation that runs until `release` is called or it is cancelled.
+@Suite(.timeLimit(.minutes(1))) struct SendWatchTests {
+    /// A value to wait for, released by the test; waiting for it ignores cancellation (an
+    /// operation that finishes all the same).
     final class Pending: Sendable {
         let (events, continuation) = AsyncStream<Int>.makeStream()
+        func release(_ value: Int) { continuation.yield(value) }
+        /// Throws when its task is cancelled before the value comes.
         func run() async throws -> Int {
             for await value in events { return value }
             throw CancellationError()
         }
-        func release(_ value: Int) { continuation.yield(value) }
-    }
-
-    @Test func aBodyThatStopsMovingEndsTimedOut() async {
-        let clock = TestClock()
-        let watch = SendWatch(idle: .seconds(60), clock: clock)
-        let pending = Pending()
-        let run = Task { try await watch.guarding { try await pending.run() } }
-        // Not started yet: waiting for a connection is not a stall.
-        await clock.waitForSleepers()
-        clock.advance(by: .seconds(600))
-        await clock.waitForSleepers()
-        watch.moved()
-        // Moving keeps it alive.
-        clock.advance(by: .seconds(59))
-        watch.moved()
-        clock.advance(by: .seconds(59))
-        // Woken at 60 s after the first move, it sleeps what is left since the second.
-        await clock.waitForSleepers()
-        clock.advance(by: .seconds(1))
-        await #expect {
-            _ = try await run.value
-        } throws: { error in
-            (error as? URLError)?.code == .timedOut
+        /// The value, whatever happens to the waiting task.
+        func value() -> Task<Int, Never> {
+            Task {
+                for await value in events { return value }
+                return -1
+            }
         }
     }
 
-    @Test func aBodyWhollySentIsNotWatched() async throws {
+    static func isTimedOut(_ error: any Error) -> Bool { (error as? URLError)?.code == .timedOut }
+
+    /// A watch (60 s) on a test clock guarding a pending operation, its watcher asleep.
+    static func guardedRun() async -> (TestClock, SendWatch, Pending, Task<Int, any Error>) {
         let clock = TestClock()
         let watch = SendWatch(idle: .seconds(60), clock: clock)
         let pending = Pending()
         let run = Task { try await watch.guarding { try await pending.run() } }
         await clock.waitForSleepers()
-        watch.moved()
-        watch.finished()
-        // The watcher wakes, sees the body sent and ends; the operation goes on.
+        return (clock, watch, pending, run)
+    }
+
+    @Test func aBodyThatStopsMovingEndsTimedOut() async {
+        let (clock, watch, _, run) = await Self.guardedRun()
+        // The connection has not asked for the body: waiting for one is not a stall, and the
+        // head of an answer does not start the count.
+        watch.answered()
+        clock.advance(by: .seconds(600))
+        await clock.waitForSleepers()
+        watch.asked()
+        // Moving keeps it going: the next part asked for, or bytes of the answer.
+        clock.advance(by: .seconds(59))
+        watch.asked()
+        clock.advance(by: .seconds(59))
+        watch.answered()
+        clock.advance(by: .seconds(59))
+        // Woken at 60 s after the first move, it waits what is left since the last.
+        await clock.waitForSleepers()
+        clock.advance(by: .seconds(1))
+        await #expect(performing: { _ = try await run.value }, throws: Self.isTimedOut)
+    }
+
+    /// Resting once the body was sent, and watched again when a 307 sends it again.
+    @Test func aBodyWhollySentRestsUntilTheNextHopsBodyStarts() async {
+        let (clock, watch, _, run) = await Self.guardedRun()
+        watch.asked()
+        watch.rest()
+        for _ in 0..<10 {
+            clock.advance(by: .seconds(60))
+            await clock.waitForSleepers()
+        }
+        // Asked for again at 600 s; the watcher, asleep until 660 s, then finds it stalled.
+        watch.asked()
         clock.advance(by: .seconds(60))
+        await #expect(performing: { _ = try await run.value }, throws: Self.isTimedOut)
+    }
+
+    /// An operation that finishes although the stall cancelled it keeps its result (a download's
+    /// file is the caller's then, not left behind under an error).
+    @Test func aResultThatCameAllTheSameStands() async throws {
+        let clock = TestClock()
+        let watch = SendWatch(idle: .seconds(60), clock: clock)
+        let pending = Pending()
+        let value = pending.value()
+        let (cancelled, cancel) = AsyncStream<Void>.makeStream()
+        let run = Task {
+            try await watch.guarding {
+                await withTaskCancellationHandler {
+                    await value.value
+                } onCancel: {
+                    cancel.yield()
+                }
+            }
+        }
+        await clock.waitForSleepers()
+        watch.asked()
+        // Stalled at 60 s: the operation is cancelled, and finishes all the same.
+        clock.advance(by: .seconds(60))
+        for await _ in cancelled { break }
+        pending.release(7)
+        #expect(try await run.value == 7)
+    }
+
+    @Test func aBodyWhollySentIsNotTimedOut() async throws {
+        let (clock, watch, pending, run) = await Self.guardedRun()
+        watch.asked()
+        watch.rest()
         clock.advance(by: .seconds(600))
         pending.release(7)
         #expect(try await run.value == 7)
-        #expect(clock.sleeperCount == 0)
     }
 }
