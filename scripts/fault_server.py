@@ -20,6 +20,8 @@ loaded machine still sees its own deadline, never the server's close.
   /huge-header             a 1 MiB header value
   /redirect-loop           302 to itself, forever
   /redirect-307            307 to /echo (a POST must keep its body)
+  /redirect-307-stall      reads the whole body, then 307 to /slow-sink?stall=60&hold=65536 (the body sent
+                           again stalls)
   /redirect-other-origin   302 to http://localhost:PORT/echo (credentials must be dropped)
   /echo                    {"method", "body", "headers"} of the request
   /inflate                 inflates the request body as its Content-Encoding says (gzip, deflate = zlib; none: as
@@ -161,6 +163,11 @@ class Handler(socketserver.StreamRequestHandler):
         length = int(headers.get("Content-Length", "0") or "0")
         if path.startswith("/inflate"):
             self.inflated = self.inflate_body(headers, length)
+            body = b""
+        elif path.startswith("/redirect-307-stall"):
+            # The whole body read (any size), then a 307 to a slow sink that stops reading it.
+            for _ in self.body_pieces(headers, length):
+                pass
             body = b""
         elif path.startswith("/slow-sink"):
             # ?stall=S: read for up to S seconds (at most 60) instead of STALL, for a test that must
@@ -466,6 +473,8 @@ class Handler(socketserver.StreamRequestHandler):
             self.answer("302 Found", b"", [("Location", "/redirect-loop")])
         elif path == "/redirect-307":
             self.answer("307 Temporary Redirect", b"", [("Location", "/echo")])
+        elif path == "/redirect-307-stall":
+            self.answer("307 Temporary Redirect", b"", [("Location", "/slow-sink?stall=60&hold=65536")])
         elif path == "/redirect-other-origin":
             self.answer("302 Found", b"", [("Location", f"http://localhost:{port}/echo")])
         elif path == "/redirect-307-ftp":

@@ -116,10 +116,11 @@ extension SessionRouter {
             guard !table.closed else { return ([], false) }
             table.closed = true
             var cancelling: [Int] = []
-            // In place: looping over the keys while changing the values would copy the table.
-            for index in table.entries.indices
-            where table.entries.values[index].modify({ Self.abort(&$0, with: CourierError.cancelled) }) {
-                cancelling.append(table.entries.keys[index])
+            // Over a copy of the keys: looping over the table's own while changing its values
+            // would copy the whole table.
+            for ticket in Array(table.entries.keys)
+            where table.entries[ticket]?.modify({ Self.abort(&$0, with: CourierError.cancelled) }) == true {
+                cancelling.append(ticket)
             }
             guard table.making == 0 else {
                 table.pendingInvalidation = invalidate

@@ -77,13 +77,16 @@ public struct AsyncHTTPClientTransport: Transport {
     public let uploadClient: HTTPClient
     /// The `User-Agent` sent when a request has none; `nil` sends none.
     public let userAgent: String?
-    /// The longest a request body sent in parts (a file, a body in memory larger than 64 KiB or
-    /// sent with progress) may go with none of it taken by the connection and no byte of the
-    /// answer arriving; then the request fails with `URLError(.timedOut)`. AsyncHTTPClient starts
-    /// its `read` timeout only once the whole body is sent, so a server that stops reading an
-    /// upload and never answers would otherwise hold it for ever. The watch starts when the
-    /// connection first asks for the body (waiting for a connection is not a stall). Default:
-    /// 60 s, as ``clientConfiguration()``'s `read`; `nil`: none.
+    /// The longest a request body sent in parts (a non-empty file, a body in memory larger than
+    /// 64 KiB or sent with progress) may go with none of it taken by the connection and no head
+    /// or byte of the answer arriving; then the request fails with `URLError(.timedOut)`.
+    /// AsyncHTTPClient starts its `read` timeout only once the body is sent, so a server that
+    /// stops reading an upload and never answers would otherwise hold it for ever. The watch
+    /// counts from when the connection first asks for the body (waiting for a connection is not
+    /// a stall) until its last part is taken; after that only the client's `read` timeout applies
+    /// (none on a client made without one). The slowest upload it lets through takes one part
+    /// (64 KiB from memory, 1 MiB from a file) per this timeout. Default: 60 s, as
+    /// ``clientConfiguration()``'s `read`; `nil`, zero or less: none.
     public var sendIdleTimeout: Duration? = .seconds(60)
 
     /// The client a transport uses unless given one: made once per process on SwiftNIO's shared
@@ -303,7 +306,7 @@ public struct AsyncHTTPClientTransport: Transport {
         // A body to a URL that may speak TLS, so HTTP/2, goes over HTTP/1.1 (see uploadClient).
         func carrier() -> HTTPClient { Self.isCleartext(transfer.request.url) ? client : uploadClient }
         // A later hop's watch rests until its body starts (or for good: a 303 sends none).
-        first?.watch?.rest()
+        let hop = first?.watch?.nextHop() ?? SendWatch.firstHop
         func watching() -> SendWatch? {
             if let first { return first.watch }
             guard let idle = sendIdleTimeout, idle > .zero else { return nil }
@@ -313,7 +316,8 @@ public struct AsyncHTTPClientTransport: Transport {
             let carrier = size > 0 ? carrier() : client
             let watch = size > 0 ? watching() : nil
             request.body = .stream(
-                FileChunks(url: url, size: size, progress: progress, watch: watch), length: .known(Int64(size)))
+                FileChunks(url: url, size: size, progress: progress, watch: watch, hop: hop),
+                length: .known(Int64(size)))
             return Prepared(request: request, bytesSent: Int64(size), carrier: carrier, watch: watch)
         } else if let data = transfer.request.httpBody, !data.isEmpty {
             let carrier = carrier()
@@ -321,7 +325,8 @@ public struct AsyncHTTPClientTransport: Transport {
             if progress != nil || data.count > Self.wholeBodyLimit {
                 watch = watching()
                 request.body = .stream(
-                    DataChunks(data: data, progress: progress, watch: watch), length: .known(Int64(data.count)))
+                    DataChunks(data: data, progress: progress, watch: watch, hop: hop),
+                    length: .known(Int64(data.count)))
             } else {
                 request.body = .bytes(ByteBuffer(bytes: data))
             }

@@ -36,6 +36,8 @@ struct FileChunks: AsyncSequence, Sendable {
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// Told when the connection asks for a part and when the last one was taken.
     let watch: SendWatch?
+    /// The hop this body is sent for (see ``SendWatch/nextHop()``).
+    var hop = SendWatch.firstHop
 
     func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -48,13 +50,13 @@ struct FileChunks: AsyncSequence, Sendable {
         var lastByte = LastByteApart()
 
         mutating func next() async throws -> ByteBuffer? {
-            source.watch?.asked()
+            source.watch?.asked(hop: source.hop)
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
                 return last
             }
             guard offset < source.size else {
-                source.watch?.rest()
+                source.watch?.sent(hop: source.hop)
                 return nil
             }
             let file = try self.file ?? Self.open(source.url)
@@ -74,6 +76,8 @@ struct FileChunks: AsyncSequence, Sendable {
                 let now = offset + UInt64(buffer.readableBytes) == source.size && fstat(file.value, &info) == 0
                 return (buffer, now ? UInt64(info.st_size) : nil)
             }
+            // Time spent waiting for the disk is not the connection's.
+            source.watch?.asked(hop: source.hop)
             let total = offset + UInt64(buffer.readableBytes)
             guard buffer.readableBytes == count, endSize.map({ $0 == source.size }) ?? true else {
                 throw FileBodyFailure.sizeChanged(source.url, expected: source.size, actual: endSize ?? total)
@@ -106,6 +110,8 @@ struct DataChunks: AsyncSequence, Sendable {
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// Told when the connection asks for a part and when the last one was taken.
     let watch: SendWatch?
+    /// The hop this body is sent for (see ``SendWatch/nextHop()``).
+    var hop = SendWatch.firstHop
 
     func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -118,13 +124,13 @@ struct DataChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> ByteBuffer? {
             let size = source.data.count
-            source.watch?.asked()
+            source.watch?.asked(hop: source.hop)
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(size), total: Int64(size)))
                 return last
             }
             guard offset < size else {
-                source.watch?.rest()
+                source.watch?.sent(hop: source.hop)
                 return nil
             }
             let end = Swift.min(offset + DataChunks.chunkSize, size)

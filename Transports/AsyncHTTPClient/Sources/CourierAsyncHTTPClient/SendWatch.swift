@@ -3,10 +3,10 @@ import NIOConcurrencyHelpers
 
 /// The idle timeout while a request body is sent.
 ///
-/// AsyncHTTPClient starts its `read` timeout only once the whole request has been written, and its
-/// `write` timeout only while the connection could take more and the body has nothing to give; a
-/// server that reads the head, then stops reading the body and never answers, left an upload
-/// waiting for ever. A watch ends such an exchange with `URLError(.timedOut)` when, for
+/// AsyncHTTPClient starts its `read` timeout only once the request's end is handed to the
+/// connection, and its `write` timeout only while the connection could take more and the body has
+/// nothing to give; a server that reads the head, then stops reading the body and never answers,
+/// left an upload waiting for ever. A watch ends such an exchange with `URLError(.timedOut)` when, for
 /// ``AsyncHTTPClientTransport/sendIdleTimeout``, no part of the body was taken by the connection,
 /// no head and no byte of the answer arrived.
 ///
@@ -17,7 +17,7 @@ import NIOConcurrencyHelpers
 /// slowest upload it lets through takes one part (64 KiB from memory, 1 MiB from a file) per
 /// `sendIdleTimeout`.
 final class SendWatch: Sendable {
-    private enum State {
+    private enum Phase {
         /// Nothing to watch: the connection has not asked for the body yet (it may be waiting
         /// for a connection, which is not a stall), or the body was sent, or this hop has none.
         case resting
@@ -25,10 +25,19 @@ final class SendWatch: Sendable {
         case sending(since: Duration)
     }
 
-    private let state = NIOLockedValueBox(State.resting)
+    private struct State {
+        var phase = Phase.resting
+        /// The hop whose body is watched: a body's calls from an earlier hop (AsyncHTTPClient
+        /// runs a body in a task of its own, which may still be asking after the answer came)
+        /// change nothing.
+        var hop = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
     let idle: Duration
     /// The time since the watch was made, on its clock.
     private let elapsed: @Sendable () -> Duration
+    /// Sleeps until that time since the watch was made (a deadline, so no drift).
     private let sleep: @Sendable (Duration) async throws -> Void
 
     /// A watch that ends an exchange when nothing moved for `idle` (more than zero) on `clock`
@@ -37,50 +46,69 @@ final class SendWatch: Sendable {
         self.idle = idle
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
-        sleep = { try await clock.sleep(for: $0) }
+        sleep = { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
     }
 
-    /// Nothing is watched until the connection asks for a body again: a hop's body is about to
-    /// be sent, its last part was taken, or the hop has none.
-    func rest() {
-        state.withLockedValue { $0 = .resting }
+    /// The first hop's number, for its body's calls.
+    static let firstHop = 0
+
+    /// A later hop begins: the watch rests until its body starts (or for good: a 303 sends
+    /// none). Returns the hop's number, for its body's calls.
+    func nextHop() -> Int {
+        state.withLockedValue { state in
+            state.hop += 1
+            state.phase = .resting
+            return state.hop
+        }
     }
 
-    /// The connection asked for a part of the body (so it took the one before); the watch
-    /// counts from now.
-    func asked() {
+    /// The connection asked `hop`'s body for a part (so it took the one before), or a part was
+    /// read from its file: the watch counts from now.
+    func asked(hop: Int) {
         let now = elapsed()
-        state.withLockedValue { $0 = .sending(since: now) }
+        state.withLockedValue { state in
+            if state.hop == hop { state.phase = .sending(since: now) }
+        }
+    }
+
+    /// `hop`'s body was sent: the watch rests (AsyncHTTPClient's `read` timeout covers the rest).
+    func sent(hop: Int) {
+        state.withLockedValue { state in
+            if state.hop == hop { state.phase = .resting }
+        }
     }
 
     /// The head or bytes of the answer arrived: a body still going out counts from now.
     func answered() {
         let now = elapsed()
         state.withLockedValue { state in
-            if case .sending = state { state = .sending(since: now) }
+            if case .sending = state.phase { state.phase = .sending(since: now) }
         }
     }
 
-    /// What the watcher does next: wait this long, or end the exchange (`nil`).
-    private func next() -> Duration? {
+    /// When the watcher looks again (on ``elapsed``'s scale), or `nil` when the exchange stalled.
+    private func nextLook() -> Duration? {
         let now = elapsed()
         return state.withLockedValue { state in
-            switch state {
+            switch state.phase {
             // Looked at again after a while (never in a tight loop, whatever `idle` is).
-            case .resting: max(idle, .milliseconds(100))
-            case .sending(let since): since + idle > now ? since + idle - now : nil
+            case .resting: now + max(idle, .milliseconds(100))
+            case .sending(let since): since + idle > now ? since + idle : nil
             }
         }
     }
 
     /// Runs `operation`, cancelling it when the body stalls; it then ends with
     /// `URLError(.timedOut)`, unless it finished all the same (its result stands: a file it
-    /// wrote is the caller's).
+    /// wrote is the caller's). The operation's own outcome always decides: a caller's cancel
+    /// stays a cancel.
     func guarding<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: GuardOutcome<T>.self) { group in
             group.addTask { .finished(try await operation()) }
             group.addTask {
-                while let wait = self.next() { try await self.sleep(wait) }
+                while let deadline = self.nextLook() {
+                    do { try await self.sleep(deadline) } catch { return .ended }
+                }
                 return .stalled
             }
             var stalled = false
@@ -93,16 +121,17 @@ final class SendWatch: Sendable {
                     case .stalled:
                         stalled = true
                         group.cancelAll()
+                    case .ended:
+                        continue
                     }
                 }
             } catch {
                 group.cancelAll()
-                // The watcher throws only when cancelled; after a stall, the operation's error
-                // is the cancel's.
-                throw stalled ? URLError(.timedOut) : error
+                // Only the operation throws; after a stall, its error is the cancel's.
+                throw stalled && !Task.isCancelled ? URLError(.timedOut) : error
             }
             // The operation's task either returns or throws.
-            throw URLError(.timedOut)
+            throw CancellationError()
         }
     }
 }
@@ -111,4 +140,6 @@ final class SendWatch: Sendable {
 private enum GuardOutcome<T: Sendable>: Sendable {
     case finished(T)
     case stalled
+    /// The watcher was cancelled (its operation finished, or the caller cancelled).
+    case ended
 }
