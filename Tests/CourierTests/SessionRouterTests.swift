@@ -261,16 +261,6 @@ import Testing
             #expect(harness.router.transfersInTable == 0)
         }
 
-        /// Whether `error` is `CourierError.cancelled`.
-        static func isCancelled(_ error: (any Error)?) -> Bool {
-            if case .cancelled? = error as? CourierError { true } else { false }
-        }
-
-        /// Whether `error` is the refusal of a transfer launched after the router closed.
-        static func isClosedRefusal(_ error: (any Error)?) -> Bool {
-            if case .invalidUse(let reason)? = error as? CourierError { reason.contains("invalidated") } else { false }
-        }
-
         /// Closing the router (the transport's `invalidateAndCancel()`) ends every transfer in its
         /// table with `CourierError.cancelled`: a running one has its task cancelled once, one
         /// entered and not launched yet gets no task. A transfer entered afterwards is refused
@@ -301,7 +291,7 @@ import Testing
             } catch {
                 runningError = error
             }
-            #expect(Self.isCancelled(runningError))
+            #expect(InvalidationErrors.isCancelled(runningError))
 
             // Each launch below would count the task it makes; none may be made.
             let made = Locked(0)
@@ -315,12 +305,12 @@ import Testing
                     }
                 }
             }
-            #expect(Self.isCancelled(await launchedError(entered)))
+            #expect(InvalidationErrors.isCancelled(await launchedError(entered)))
             let later = harness.router.register(
                 request: URLRequest(url: SessionRouterTests.url), file: nil, progress: nil, limits: .default,
                 metrics: TransferMetrics(), elapsed: nil)
             let laterError = await launchedError(later)
-            #expect(Self.isClosedRefusal(laterError))
+            #expect(InvalidationErrors.isClosedRefusal(laterError))
             #expect(made.withLock { $0 } == 0)
             #expect(invalidations.withLock { $0 } == 1)
             #expect(harness.task.resumes == 1)
@@ -344,7 +334,7 @@ import Testing
                     return harness.task
                 }
             }
-            #expect(Self.isCancelled(error))
+            #expect(InvalidationErrors.isCancelled(error))
             for await _ in invalidated { break }
             #expect(events.withLock { $0 } == ["made", "invalidated"])
             #expect(harness.task.resumes == 0)

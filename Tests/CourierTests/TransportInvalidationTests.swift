@@ -10,14 +10,6 @@ import Testing
 /// Its session is not public, because a caller who invalidated it and sent again made URLSession
 /// trap ("Session invalidated"); a send after `invalidateAndCancel()` is a typed error instead.
 @Suite(.timeLimit(.minutes(2))) struct TransportInvalidationTests {
-    static func isClosedRefusal(_ error: (any Error)?) -> Bool {
-        if case .invalidUse(let reason)? = error as? CourierError { reason.contains("invalidated") } else { false }
-    }
-
-    static func isCancelled(_ error: (any Error)?) -> Bool {
-        if case .cancelled? = error as? CourierError { true } else { false }
-    }
-
     /// Sent after the transport was invalidated, through the transport or a provider: refused
     /// with `CourierError.invalidUse`, before anything is sent (port 9 on the loopback, where
     /// nothing answers, would fail otherwise). Invalidating twice is harmless.
@@ -27,14 +19,14 @@ import Testing
         transport.invalidateAndCancel()
         let request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/x")))
         let direct = await #expect(throws: (any Error).self) { try await transport.send(request) }
-        #expect(Self.isClosedRefusal(direct))
+        #expect(InvalidationErrors.isClosedRefusal(direct))
         let streamed = await #expect(throws: (any Error).self) {
             try await transport.stream(Transfer(request: request))
         }
-        #expect(Self.isClosedRefusal(streamed))
+        #expect(InvalidationErrors.isClosedRefusal(streamed))
         let provider = Provider<Fault>(transport: transport)
         let viaProvider = await #expect(throws: (any Error).self) { try await provider.request(Fault(path: "ok")) }
-        #expect(Self.isClosedRefusal(viaProvider))
+        #expect(InvalidationErrors.isClosedRefusal(viaProvider))
     }
 
     /// The configuration can still be read, as a copy.
@@ -80,7 +72,7 @@ import Testing
                 }
                 transport.invalidateAndCancel()
                 for try await error in group {
-                    #expect(Self.isCancelled(error), "\(String(describing: error))")
+                    #expect(InvalidationErrors.isCancelled(error), "\(String(describing: error))")
                 }
             }
         }
@@ -101,7 +93,9 @@ import Testing
                             let response = try await transport.send(URLRequest(url: url))
                             #expect(response.statusCode == 200)
                         } catch {
-                            #expect(Self.isCancelled(error) || Self.isClosedRefusal(error), "\(error)")
+                            #expect(
+                                InvalidationErrors.isCancelled(error) || InvalidationErrors.isClosedRefusal(error),
+                                "\(error)")
                         }
                     }
                 }

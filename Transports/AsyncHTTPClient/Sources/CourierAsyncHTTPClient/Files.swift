@@ -35,9 +35,7 @@ struct FileChunks: AsyncSequence, Sendable {
     let size: UInt64
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// Told when the connection asks for a part and when the last one was taken.
-    let watch: SendWatch?
-    /// The hop this body is sent for (see ``SendWatch/nextHop()``).
-    var hop = SendWatch.firstHop
+    let watch: SendWatch.Mark?
 
     func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -50,13 +48,13 @@ struct FileChunks: AsyncSequence, Sendable {
         var lastByte = LastByteApart()
 
         mutating func next() async throws -> ByteBuffer? {
-            source.watch?.asked(hop: source.hop)
+            source.watch?.asked()
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
                 return last
             }
             guard offset < source.size else {
-                source.watch?.sent(hop: source.hop)
+                source.watch?.sent()
                 return nil
             }
             let file = try self.file ?? Self.open(source.url)
@@ -77,7 +75,7 @@ struct FileChunks: AsyncSequence, Sendable {
                 return (buffer, now ? UInt64(info.st_size) : nil)
             }
             // Time spent waiting for the disk is not the connection's.
-            source.watch?.asked(hop: source.hop)
+            source.watch?.asked()
             let total = offset + UInt64(buffer.readableBytes)
             guard buffer.readableBytes == count, endSize.map({ $0 == source.size }) ?? true else {
                 throw FileBodyFailure.sizeChanged(source.url, expected: source.size, actual: endSize ?? total)
@@ -109,9 +107,7 @@ struct DataChunks: AsyncSequence, Sendable {
     let data: Data
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// Told when the connection asks for a part and when the last one was taken.
-    let watch: SendWatch?
-    /// The hop this body is sent for (see ``SendWatch/nextHop()``).
-    var hop = SendWatch.firstHop
+    let watch: SendWatch.Mark?
 
     func makeAsyncIterator() -> Iterator {
         Iterator(source: self)
@@ -124,13 +120,13 @@ struct DataChunks: AsyncSequence, Sendable {
 
         mutating func next() async throws -> ByteBuffer? {
             let size = source.data.count
-            source.watch?.asked(hop: source.hop)
+            source.watch?.asked()
             if let last = lastByte.take() {
                 source.progress?(.sent(bytes: Int64(size), total: Int64(size)))
                 return last
             }
             guard offset < size else {
-                source.watch?.sent(hop: source.hop)
+                source.watch?.sent()
                 return nil
             }
             let end = Swift.min(offset + DataChunks.chunkSize, size)

@@ -52,6 +52,17 @@ final class SendWatch: Sendable {
     /// The first hop's number, for its body's calls.
     static let firstHop = 0
 
+    /// What one hop's body tells the watch, under that hop's number.
+    struct Mark: Sendable {
+        let watch: SendWatch
+        let hop: Int
+
+        /// See ``SendWatch/asked(hop:)``.
+        func asked() { watch.asked(hop: hop) }
+        /// See ``SendWatch/sent(hop:)``.
+        func sent() { watch.sent(hop: hop) }
+    }
+
     /// A later hop begins: the watch rests until its body starts (or for good: a 303 sends
     /// none). Returns the hop's number, for its body's calls.
     func nextHop() -> Int {
