@@ -81,9 +81,29 @@ import Testing
         // The cooperative pool still runs other work.
         let other = await Task.detached { (1...1000).reduce(0, +) }.value
         #expect(other == 500_500)
-        clock.advance(by: .seconds(5))
-        for request in requests {
-            guard case .timedOut = (await request.result).failure as? CourierError else {
+        // Both deadlines share the provider's one timer, so one sleeper says nothing of the
+        // second request: its deadline may be set after a single advance (one CI run then waited
+        // for it for ever). Time moves on, a bounded number of times, until both have answered.
+        let answered = Locked(0)
+        let results = requests.map { request in
+            Task {
+                let result = await request.result
+                answered.withLock { $0 += 1 }
+                return result
+            }
+        }
+        let bothAnswered = await eventually {
+            if answered.withLock({ $0 }) == requests.count { return true }
+            clock.advance(by: .seconds(5))
+            return false
+        }
+        guard bothAnswered else {
+            Issue.record("the deadlines did not answer both requests")
+            requests.forEach { $0.cancel() }
+            return
+        }
+        for result in results {
+            guard case .timedOut = (await result.value).failure as? CourierError else {
                 Issue.record("expected timedOut")
                 continue
             }
