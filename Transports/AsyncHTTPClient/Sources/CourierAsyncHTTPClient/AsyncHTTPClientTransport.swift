@@ -316,7 +316,9 @@ public struct AsyncHTTPClientTransport: Transport {
             let carrier = size > 0 ? carrier() : client
             let watch = size > 0 ? watching() : nil
             request.body = .stream(
-                FileChunks(url: url, size: size, progress: progress, watch: watch.map { .init(watch: $0, hop: hop) }),
+                FileChunks(
+                    url: url, size: size, progress: progress, watch: watch.map { .init(watch: $0, hop: hop) },
+                    pacing: Pacing(carrier.eventLoopGroup)),
                 length: .known(Int64(size)))
             return Prepared(request: request, bytesSent: Int64(size), carrier: carrier, watch: watch)
         } else if let data = transfer.request.httpBody, !data.isEmpty {
@@ -325,7 +327,9 @@ public struct AsyncHTTPClientTransport: Transport {
             if progress != nil || data.count > Self.wholeBodyLimit {
                 watch = watching()
                 request.body = .stream(
-                    DataChunks(data: data, progress: progress, watch: watch.map { .init(watch: $0, hop: hop) }),
+                    DataChunks(
+                        data: data, progress: progress, watch: watch.map { .init(watch: $0, hop: hop) },
+                        pacing: Pacing(carrier.eventLoopGroup)),
                     length: .known(Int64(data.count)))
             } else {
                 request.body = .bytes(ByteBuffer(bytes: data))

@@ -25,8 +25,9 @@ final class Descriptor: Sendable {
 }
 
 /// A file body read from disk as it is sent, 1 MiB at a time on SwiftNIO's thread pool (never on
-/// Swift's cooperative pool): AsyncHTTPClient asks for the next chunk only when the connection
-/// can take it, so a 1 GiB upload holds a few MiB.
+/// Swift's cooperative pool): AsyncHTTPClient asks for the next chunk when the connection can
+/// take it, and ``Pacing`` keeps the body from running ahead of the connection, so a 1 GiB upload
+/// holds a few MiB.
 struct FileChunks: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     static let chunkSize = 1 << 20
@@ -36,9 +37,11 @@ struct FileChunks: AsyncSequence, Sendable {
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// Told when the connection asks for a part and when the last one was taken.
     let watch: SendWatch.Mark?
+    /// The client's event loops, waited for as the body goes out; `nil`: not waited for.
+    let pacing: Pacing?
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(source: self)
+        Iterator(source: self, gauge: Pacing.Gauge(pacing))
     }
 
     struct Iterator: AsyncIteratorProtocol {
@@ -46,10 +49,12 @@ struct FileChunks: AsyncSequence, Sendable {
         var file: Descriptor?
         var offset: UInt64 = 0
         var lastByte = LastByteApart()
+        var gauge: Pacing.Gauge
 
         mutating func next() async throws -> ByteBuffer? {
             source.watch?.asked()
             if let last = lastByte.take() {
+                try await gauge.beforeHanding(last.readableBytes, endsBody: true)
                 source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
                 return last
             }
@@ -60,6 +65,8 @@ struct FileChunks: AsyncSequence, Sendable {
             let file = try self.file ?? Self.open(source.url)
             self.file = file
             let count = Int(Swift.min(UInt64(FileChunks.chunkSize), source.size - offset))
+            // A part of one byte that ends the body is its last byte (none is held back from it).
+            try await gauge.beforeHanding(count, endsBody: count == 1 && offset + 1 == source.size)
             let (buffer, endSize) = try await NIOThreadPool.singleton.runIfActive { [offset, source] in
                 var buffer = ByteBufferAllocator().buffer(capacity: count)
                 while buffer.readableBytes < count {
@@ -108,20 +115,24 @@ struct DataChunks: AsyncSequence, Sendable {
     let progress: (@Sendable (TransferProgress) -> Void)?
     /// Told when the connection asks for a part and when the last one was taken.
     let watch: SendWatch.Mark?
+    /// The client's event loops, waited for as the body goes out; `nil`: not waited for.
+    let pacing: Pacing?
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(source: self)
+        Iterator(source: self, gauge: Pacing.Gauge(pacing))
     }
 
     struct Iterator: AsyncIteratorProtocol {
         let source: DataChunks
         var offset = 0
         var lastByte = LastByteApart()
+        var gauge: Pacing.Gauge
 
         mutating func next() async throws -> ByteBuffer? {
             let size = source.data.count
             source.watch?.asked()
             if let last = lastByte.take() {
+                try await gauge.beforeHanding(last.readableBytes, endsBody: true)
                 source.progress?(.sent(bytes: Int64(size), total: Int64(size)))
                 return last
             }
@@ -130,6 +141,8 @@ struct DataChunks: AsyncSequence, Sendable {
                 return nil
             }
             let end = Swift.min(offset + DataChunks.chunkSize, size)
+            // A part of one byte that ends the body is its last byte (none is held back from it).
+            try await gauge.beforeHanding(end - offset, endsBody: end - offset == 1 && end == size)
             let start = source.data.startIndex
             var part = ByteBuffer(bytes: source.data[(start + offset)..<(start + end)])
             offset = end

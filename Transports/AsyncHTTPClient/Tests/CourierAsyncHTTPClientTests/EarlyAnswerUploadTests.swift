@@ -184,7 +184,7 @@ struct UploadClientTests {
         let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let (memoryProgress, memoryReports) = AsyncStream.makeStream(of: Int64.self)
         var fromMemory: [ByteBuffer] = []
-        for try await part in DataChunks(data: data, progress: { Self.report($0, to: memoryReports) }, watch: nil) {
+        for try await part in DataChunks(data: data, progress: { Self.report($0, to: memoryReports) }, watch: nil, pacing: nil) {
             fromMemory.append(part)
         }
         memoryReports.finish()
@@ -196,7 +196,7 @@ struct UploadClientTests {
         let (fileProgress, fileReports) = AsyncStream.makeStream(of: Int64.self)
         var fromFile: [ByteBuffer] = []
         for try await part in FileChunks(
-            url: file, size: UInt64(size), progress: { Self.report($0, to: fileReports) }, watch: nil)
+            url: file, size: UInt64(size), progress: { Self.report($0, to: fileReports) }, watch: nil, pacing: nil)
         {
             fromFile.append(part)
         }
