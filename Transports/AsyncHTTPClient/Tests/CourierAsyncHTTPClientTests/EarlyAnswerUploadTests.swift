@@ -184,7 +184,9 @@ struct UploadClientTests {
         let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let (memoryProgress, memoryReports) = AsyncStream.makeStream(of: Int64.self)
         var fromMemory: [ByteBuffer] = []
-        for try await part in DataChunks(data: data, progress: { Self.report($0, to: memoryReports) }, watch: nil, pacing: nil) {
+        for try await part in DataChunks(
+            data: data, progress: { Self.report($0, to: memoryReports) }, watch: nil, pacing: nil)
+        {
             fromMemory.append(part)
         }
         memoryReports.finish()
