@@ -318,7 +318,7 @@ public struct AsyncHTTPClientTransport: Transport {
             request.body = .stream(
                 FileChunks(
                     url: url, size: size, progress: progress, watch: watch.map { .init(watch: $0, hop: hop) },
-                    pacing: Pacing(carrier.eventLoopGroup)),
+                    pacing: size > 0 ? Pacing(carrier.eventLoopGroup) : nil),
                 length: .known(Int64(size)))
             return Prepared(request: request, bytesSent: Int64(size), carrier: carrier, watch: watch)
         } else if let data = transfer.request.httpBody, !data.isEmpty {

@@ -54,7 +54,7 @@ struct FileChunks: AsyncSequence, Sendable {
         mutating func next() async throws -> ByteBuffer? {
             source.watch?.asked()
             if let last = lastByte.take() {
-                try await gauge.beforeHanding(last.readableBytes, endsBody: true)
+                // Handed over at once after the part it was held back from (see LastByteApart).
                 source.progress?(.sent(bytes: Int64(source.size), total: Int64(source.size)))
                 return last
             }
@@ -65,8 +65,8 @@ struct FileChunks: AsyncSequence, Sendable {
             let file = try self.file ?? Self.open(source.url)
             self.file = file
             let count = Int(Swift.min(UInt64(FileChunks.chunkSize), source.size - offset))
-            // A part of one byte that ends the body is its last byte (none is held back from it).
-            try await gauge.beforeHanding(count, endsBody: count == 1 && offset + 1 == source.size)
+            // The loops are waited for before the disk is read; the watch counts from after both.
+            _ = try await gauge.beforeHanding(count, endsBody: offset + UInt64(count) == source.size)
             let (buffer, endSize) = try await NIOThreadPool.singleton.runIfActive { [offset, source] in
                 var buffer = ByteBufferAllocator().buffer(capacity: count)
                 while buffer.readableBytes < count {
@@ -81,7 +81,7 @@ struct FileChunks: AsyncSequence, Sendable {
                 let now = offset + UInt64(buffer.readableBytes) == source.size && fstat(file.value, &info) == 0
                 return (buffer, now ? UInt64(info.st_size) : nil)
             }
-            // Time spent waiting for the disk is not the connection's.
+            // Time spent waiting for the loops and the disk is not the connection's.
             source.watch?.asked()
             let total = offset + UInt64(buffer.readableBytes)
             guard buffer.readableBytes == count, endSize.map({ $0 == source.size }) ?? true else {
@@ -132,7 +132,7 @@ struct DataChunks: AsyncSequence, Sendable {
             let size = source.data.count
             source.watch?.asked()
             if let last = lastByte.take() {
-                try await gauge.beforeHanding(last.readableBytes, endsBody: true)
+                // Handed over at once after the part it was held back from (see LastByteApart).
                 source.progress?(.sent(bytes: Int64(size), total: Int64(size)))
                 return last
             }
@@ -141,8 +141,9 @@ struct DataChunks: AsyncSequence, Sendable {
                 return nil
             }
             let end = Swift.min(offset + DataChunks.chunkSize, size)
-            // A part of one byte that ends the body is its last byte (none is held back from it).
-            try await gauge.beforeHanding(end - offset, endsBody: end - offset == 1 && end == size)
+            // Time waiting for the loops is not counted against the connection (when it is full,
+            // the loops catch up at once and the body waits in AsyncHTTPClient).
+            if try await gauge.beforeHanding(end - offset, endsBody: end == size) { source.watch?.asked() }
             let start = source.data.startIndex
             var part = ByteBuffer(bytes: source.data[(start + offset)..<(start + end)])
             offset = end
