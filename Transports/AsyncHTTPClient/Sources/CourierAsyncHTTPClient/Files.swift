@@ -65,9 +65,8 @@ struct FileChunks: AsyncSequence, Sendable {
             let file = try self.file ?? Self.open(source.url)
             self.file = file
             let count = Int(Swift.min(UInt64(FileChunks.chunkSize), source.size - offset))
-            // The loops are waited for before the disk is read; the watch counts from after both.
-            _ = try await gauge.beforeHanding(count, endsBody: offset + UInt64(count) == source.size)
-            let (buffer, endSize) = try await NIOThreadPool.singleton.runIfActive { [offset, source] in
+            // The disk is read while the loops are waited for; the watch counts from after both.
+            async let read = NIOThreadPool.singleton.runIfActive { [offset, source] in
                 var buffer = ByteBufferAllocator().buffer(capacity: count)
                 while buffer.readableBytes < count {
                     let have = buffer.readableBytes
@@ -81,6 +80,8 @@ struct FileChunks: AsyncSequence, Sendable {
                 let now = offset + UInt64(buffer.readableBytes) == source.size && fstat(file.value, &info) == 0
                 return (buffer, now ? UInt64(info.st_size) : nil)
             }
+            _ = try await gauge.beforeHanding(count, endsBody: offset + UInt64(count) == source.size)
+            let (buffer, endSize) = try await read
             // Time spent waiting for the loops and the disk is not the connection's.
             source.watch?.asked()
             let total = offset + UInt64(buffer.readableBytes)
