@@ -2,7 +2,7 @@
 //
 //   TransferCheck SCENARIO BASE_URL BYTES
 //
-// Scenarios: courier-upload-file, courier-multipart, courier-download, courier-download-neighbour,
+// Scenarios: courier-upload-file, courier-upload-data, courier-multipart, courier-download, courier-download-neighbour,
 // courier-stream-slow, raw-upload-file, raw-download; each courier-NAME also as ahc-NAME, the same
 // on AsyncHTTPClientTransport. Prints: SCENARIO BYTES SECONDS PEAK_RSS_MIB,
 // and for courier-download-neighbour also NEIGHBOUR_REQUESTS NEIGHBOUR_P50_MS
@@ -104,6 +104,14 @@ struct TransferCheck {
             let response = try await provider.request(
                 Sink(
                     baseURL: base, path: "upload", method: .post, task: .uploadFile(input),
+                    headers: ["Content-Type": "application/octet-stream"]))
+            try expectReceived(response.data, size)
+        case "courier-upload-data":
+            // A body in memory, sent in parts (not in scripts/large-transfers: the body itself is
+            // held whole, so its peak is the body's size).
+            let response = try await provider.request(
+                Sink(
+                    baseURL: base, path: "upload", method: .post, task: .data(Data(count: Int(size))),
                     headers: ["Content-Type": "application/octet-stream"]))
             try expectReceived(response.data, size)
         case "courier-multipart":

@@ -27,8 +27,9 @@ struct StalledUploadTests {
     }
 
     /// More than the sockets' buffers at both ends of the loopback can hold (the largest send
-    /// and receive buffers the kernel may grow them to, and 16 MiB): a body they held whole would
-    /// be sent, and AsyncHTTPClient's own `read` timeout (60 s) would end the exchange instead.
+    /// and receive buffers the kernel may grow them to, and 32 MiB: the body may run 9 MiB ahead
+    /// of its connection, see Pacing): a body they held whole would be sent, and AsyncHTTPClient's
+    /// own `read` timeout would end the exchange instead.
     static let bodySize: Int = {
         func largest(_ path: String) -> Int? {
             (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\t").last
@@ -36,7 +37,7 @@ struct StalledUploadTests {
         }
         let buffers =
             (largest("/proc/sys/net/ipv4/tcp_rmem") ?? 64 << 20) + (largest("/proc/sys/net/ipv4/tcp_wmem") ?? 16 << 20)
-        return buffers + (16 << 20)
+        return buffers + (32 << 20)
     }()
 
     static func outcome(_ send: () async throws -> Response) async -> Result<Response, any Error> {
