@@ -16,15 +16,19 @@ import NIOCore
 /// (a task queued behind the parts handed so far) and waits for the mark it left a stride before:
 /// the connection's loop has then taken the parts handed before that mark, and paused the body if
 /// the connection is full. The body keeps a stride of parts queued, so the loop never waits for it,
-/// and is never more than two strides and a part ahead of its connection's loop. Before the part
+/// and never has more than two strides of parts handed and not yet taken by its connection's loop
+/// (a file also reads its next part from disk during the wait). Before the part
 /// that ends the body, it waits for a mark behind everything handed so far: that part takes the
 /// wait, and the last byte, held back from it (``LastByteApart``), and the end follow it at once.
-/// A group with no loops to list paces nothing.
+/// A group with no loops to list paces nothing. A wait cannot be cancelled: AsyncHTTPClient never
+/// cancels the task a body runs in, and the loops run what they are given (a loop that never
+/// returns would hold the body, as it holds its connections).
 struct Pacing: Sendable {
-    /// How far a body runs ahead of the mark it waits for, in bytes. With marks every MiB, a
-    /// 256 MiB body in memory took 10 % longer on loopback than without pacing (medians of 20
-    /// interleaved runs; a mark is reached only once every loop of the group has been scheduled);
-    /// every 4 MiB, no difference was measurable, and a body stays within 9 MiB of its connection.
+    /// How far a body runs ahead of the mark it waits for, in bytes. A 256 MiB body in memory
+    /// took 10 % longer on loopback than without pacing with marks every MiB, and 20 % longer
+    /// waiting for everything handed every MiB (medians of 20 interleaved runs; a mark is
+    /// reached only once every loop of the group has been scheduled); with marks every 4 MiB, no
+    /// difference was measurable (Benchmarks/RESULTS.md).
     static let stride = 4 << 20
 
     /// Leaves a mark behind what was queued so far; returns the wait for it.
@@ -86,6 +90,9 @@ struct Pacing: Sendable {
 }
 
 /// The loop has shut down: it dropped the task a body sent it to wait for, and the body fails.
+/// A last resort against a group shut down while its client still sends: SwiftNIO 2.101 prints
+/// an error and drops the task (and stops the process when `SWIFTNIO_STRICT` is set, as it says
+/// later versions will).
 struct EventLoopGone: Error {}
 
 /// A task queued on each of a set of loops, reached once all have run, or failed with
@@ -109,11 +116,13 @@ private final class LoopMark: Sendable {
         }
     }
 
-    /// Returns once every loop ran its task; throws ``EventLoopGone`` if one dropped it.
+    /// Returns once every loop ran its task; throws ``EventLoopGone`` if one dropped it. Awaited
+    /// once: a body waits for each of its marks at most once.
     func reached() async throws {
         if let outcome = state.withLockedValue({ $0.outcome }) { return try outcome.get() }
         try await withCheckedThrowingContinuation { waiter in
             let outcome = state.withLockedValue { state in
+                assert(state.waiter == nil, "a mark is waited for once")
                 if state.outcome == nil { state.waiter = waiter }
                 return state.outcome
             }

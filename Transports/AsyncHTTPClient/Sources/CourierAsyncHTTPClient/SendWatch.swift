@@ -15,7 +15,7 @@ import NIOConcurrencyHelpers
 /// to send (AsyncHTTPClient's `read` timeout covers the rest), and counts again with each hop's
 /// body (a 307 sends it again). "Moving" is the connection asking for the next part, so the
 /// slowest upload it lets through takes one part (64 KiB from memory, 1 MiB from a file) per
-/// `sendIdleTimeout`. Asking is taking, to within 9 MiB, only because ``Pacing`` keeps the body
+/// `sendIdleTimeout`. Asking is taking, to within 8 MiB, only because ``Pacing`` keeps the body
 /// from running ahead of the connection's event loop: AsyncHTTPClient alone asks again before the
 /// loop has written.
 final class SendWatch: Sendable {
