@@ -24,6 +24,11 @@ struct ASCIITests {
         #expect(!ASCII.equalIgnoringCase("X@", "X`"))
         // No Unicode case mapping: "É" is not "é".
         #expect(!ASCII.equalIgnoringCase("É", "é"))
+        // Strings stored inline (up to 15 bytes) and on the heap, equal in length, differing last.
+        #expect(ASCII.equalIgnoringCase("Access-Control-Allow-Origin", "access-control-allow-ORIGIN"))
+        #expect(!ASCII.equalIgnoringCase("Access-Control-Allow-Origin", "Access-Control-Allow-Origim"))
+        #expect(!ASCII.equalIgnoringCase("X-Ab", "X-Ac"))
+        #expect(ASCII.equalIgnoringCase("", ""))
     }
 
     @Test func prefixesAndLowercasedStrings() {

@@ -57,4 +57,41 @@ import Testing
             #expect(try #require(head.response).allHeaderFields.isEmpty)
         }
     }
+
+    /// An array whose names are distinct is the head's own storage, not copied (issue 29): the
+    /// fields are the same buffer.
+    @Test func anArrayOfDistinctNamesIsKeptAsItIs() throws {
+        let url = try #require(URL(string: "https://api.example.com/items"))
+        let fields = [
+            ("Content-Type", "application/json"), ("Content-Length", "2"), ("ETag", "\"x\""), ("Date", "now"),
+        ]
+        let head = LazyHTTPResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: fields)
+        let kept = head.fields.withUnsafeBufferPointer { $0.baseAddress }
+        #expect(kept == fields.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(head.value(forHTTPHeaderField: "etag") == "\"x\"")
+        #expect(head.expectedContentLength == 2)
+        // A repeated name (in another case) is joined into an array of its own.
+        let repeated = fields + [("content-type", "text/plain")]
+        let joined = LazyHTTPResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: repeated)
+        #expect(joined.fields.count == 4)
+        #expect(joined.value(forHTTPHeaderField: "Content-Type") == "application/json, text/plain")
+        #expect(
+            joined.fields.withUnsafeBufferPointer { $0.baseAddress }
+                != repeated.withUnsafeBufferPointer { $0.baseAddress })
+    }
+
+    /// Past the names a scan checks (`scannedNames`), an array goes through the index of names:
+    /// distinct names all stay, a repeat after them is still joined, in either case.
+    @Test func longHeadsAreJoinedThroughTheIndex() throws {
+        let count = LazyHTTPResponse.scannedNames + 8
+        let distinct = (0..<count).map { ("X-Field-\($0)", "\($0)") }
+        for fields in [distinct, distinct + [("x-field-3", "again")]] {
+            for built in [try head(fields), try head(AnySequence(fields))] {
+                #expect(built.value(forHTTPHeaderField: "x-FIELD-\(count - 1)") == "\(count - 1)")
+                let expected = fields.count > count ? "3, again" : "3"
+                #expect(built.value(forHTTPHeaderField: "X-Field-3") == expected)
+                #expect(try #require(built.response).allHeaderFields.count == count)
+            }
+        }
+    }
 }

@@ -13,16 +13,14 @@ import Foundation
 /// A value, stored inline in the response's storage (issue 29: as a class of its own it was one
 /// more allocation for every response, stubbed or not).
 struct LazyHTTPResponse: Sendable {
-    struct Field: Sendable {
-        let name: String
-        var value: String
-    }
-
     let url: URL
     let statusCode: Int
     let httpVersion: String
-    /// Repeated fields joined with ", " under the first spelling of their name, as URLSession does.
-    let fields: [Field]
+    /// Name and value, in the order received; repeated names joined with ", " under their first
+    /// spelling, as URLSession does. When no name repeats (almost every head), this is the array
+    /// the transport passed, shared rather than copied (issue 29: a second array of the same
+    /// strings was an allocation and two reference counts a field for every response).
+    let fields: [(String, String)]
     #if !os(Linux)
         // `Atomic` needs macOS 15 / iOS 18 (see `Locked`); on Apple platforms the response is built
         // at once, where it is cheap.
@@ -33,21 +31,44 @@ struct LazyHTTPResponse: Sendable {
         self.url = url
         self.statusCode = statusCode
         self.httpVersion = httpVersion
-        // Issue 29: a contiguous sequence (an array) is read through its buffer, by code specialized
-        // for it; iterating a sequence this generic initializer cannot see cost AsyncHTTPClient's
-        // transport 3–5 µs a response, most of it in the runtime's generic metadata lookups.
-        let fields =
-            headerFields.withContiguousStorageIfAvailable(Self.joined)
-            ?? Array(headerFields).withUnsafeBufferPointer(Self.joined)
+        let fields: [(String, String)]
+        // An array (what Courier's transports pass) is kept as it is when its names are distinct.
+        // Called from another module, this initializer is not specialized: the cast is the
+        // runtime's same-type fast path.
+        if let array = headerFields as? [(String, String)] {
+            fields =
+                array.withUnsafeBufferPointer(Self.namesAreDistinct)
+                ? array : array.withUnsafeBufferPointer(Self.joined)
+        } else {
+            // Issue 29: a contiguous sequence is read through its buffer, by code specialized for it;
+            // iterating a sequence this generic initializer cannot see cost AsyncHTTPClient's
+            // transport 3–5 µs a response, most of it in the runtime's generic metadata lookups.
+            fields =
+                headerFields.withContiguousStorageIfAvailable(Self.joined)
+                ?? Array(headerFields).withUnsafeBufferPointer(Self.joined)
+        }
         self.fields = fields
         #if !os(Linux)
             eager = Self.build(url: url, statusCode: statusCode, httpVersion: httpVersion, fields: fields)
         #endif
     }
 
+    /// Whether no two names are equal but for case: up to ``scannedNames`` fields, each pair
+    /// compared (most differ in length, which is read first); a longer head is answered `false`, and
+    /// joined through an index of names.
+    private static func namesAreDistinct(_ headerFields: UnsafeBufferPointer<(String, String)>) -> Bool {
+        guard headerFields.count <= scannedNames else { return false }
+        for later in headerFields.indices {
+            for earlier in 0..<later where ASCII.equalIgnoringCase(headerFields[earlier].0, headerFields[later].0) {
+                return false
+            }
+        }
+        return true
+    }
+
     /// The fields of a contiguous sequence, repeated names joined.
-    private static func joined(_ headerFields: UnsafeBufferPointer<(String, String)>) -> [Field] {
-        var fields: [Field] = []
+    private static func joined(_ headerFields: UnsafeBufferPointer<(String, String)>) -> [(String, String)] {
+        var fields: [(String, String)] = []
         fields.reserveCapacity(headerFields.count)
         var names: [[UInt8]: Int]?
         for (name, value) in headerFields { add(name, value, to: &fields, names: &names) }
@@ -62,16 +83,18 @@ struct LazyHTTPResponse: Sendable {
 
     /// Adds a field, or joins its value to an earlier field of the same name with ", " (in place:
     /// thousands of repeats of one name do not copy the growing value each time).
-    private static func add(_ name: String, _ value: String, to fields: inout [Field], names: inout [[UInt8]: Int]?) {
+    private static func add(
+        _ name: String, _ value: String, to fields: inout [(String, String)], names: inout [[UInt8]: Int]?
+    ) {
         let index: Int?
         if names == nil, fields.count < scannedNames {
-            index = fields.firstIndex { ASCII.equalIgnoringCase($0.name, name) }
+            index = fields.firstIndex { ASCII.equalIgnoringCase($0.0, name) }
         } else {
             if names == nil {
                 var built: [[UInt8]: Int] = [:]
                 built.reserveCapacity(fields.count * 2)
                 // The names so far are distinct (ignoring case): repeats were joined.
-                for (offset, field) in fields.enumerated() { built[key(field.name)] = offset }
+                for (offset, field) in fields.enumerated() { built[key(field.0)] = offset }
                 names = built
             }
             let nameKey = key(name)
@@ -79,10 +102,10 @@ struct LazyHTTPResponse: Sendable {
             if index == nil { names?[nameKey] = fields.count }
         }
         if let index {
-            fields[index].value.append(", ")
-            fields[index].value.append(value)
+            fields[index].1.append(", ")
+            fields[index].1.append(value)
         } else {
-            fields.append(Field(name: name, value: value))
+            fields.append((name, value))
         }
     }
 
@@ -100,7 +123,7 @@ struct LazyHTTPResponse: Sendable {
 
     /// A header's value, its name matched without regard to (ASCII) case.
     func value(forHTTPHeaderField name: String) -> String? {
-        fields.first { ASCII.equalIgnoringCase($0.name, name) }?.value
+        fields.first { ASCII.equalIgnoringCase($0.0, name) }?.1
     }
 
     /// `Content-Length`, or -1 when absent or not a number (as `URLResponse.expectedContentLength`).
@@ -108,9 +131,11 @@ struct LazyHTTPResponse: Sendable {
         value(forHTTPHeaderField: "Content-Length").flatMap(HeaderNumber.length) ?? -1
     }
 
-    private static func build(url: URL, statusCode: Int, httpVersion: String, fields: [Field]) -> HTTPURLResponse? {
+    private static func build(
+        url: URL, statusCode: Int, httpVersion: String, fields: [(String, String)]
+    ) -> HTTPURLResponse? {
         var dictionary: [String: String] = [:]
-        for field in fields { dictionary[field.name] = field.value }
+        for (name, value) in fields { dictionary[name] = value }
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: dictionary)
     }
 }

@@ -39,6 +39,21 @@ enum ASCII {
     /// Whether `a` and `b` are equal but for the case of their letters.
     static func equalIgnoringCase(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
+        // Through each string's contiguous bytes (issue 29: zipping the two UTF-8 views was most
+        // of a header lookup's cost); a string without them (bridged) is read through its view.
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in equalIgnoringCase(x, y) }
+        }
+        if let contiguous, let equal = contiguous { return equal }
         return zip(a.utf8, b.utf8).allSatisfy { x, y in x == y || lowercased(x) == lowercased(y) }
+    }
+
+    /// Whether `a` and `b`, of the same length, are equal but for the case of their letters.
+    @inline(__always)
+    private static func equalIgnoringCase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in a.indices where a[index] != b[index] && lowercased(a[index]) != lowercased(b[index]) {
+            return false
+        }
+        return true
     }
 }
