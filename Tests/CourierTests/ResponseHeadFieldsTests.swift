@@ -94,4 +94,35 @@ import Testing
             }
         }
     }
+
+    /// Random heads (names from a small pool in random case, up to twice `scannedNames` fields,
+    /// seeded: the seed is printed) read as a plain join would read them: each name's first
+    /// spelling, its values in order joined with ", ", whichever path the head took.
+    @Test func randomHeadsAreReadAsAPlainJoin() throws {
+        let random = SeededRandom.forTest("randomHeadsAreReadAsAPlainJoin")
+        let names = ["Set-Cookie", "Vary", "X-A", "X-B", "Content-Length", "ETag", "Link", "Warning"]
+        for _ in 0..<300 {
+            let count = random.int(in: 0...(2 * LazyHTTPResponse.scannedNames))
+            let fields: [(String, String)] = (0..<count).map { index in
+                let name = names[random.int(in: 0...(names.count - 1))]
+                let cased = String(name.map { random.bool() ? Character($0.uppercased()) : Character($0.lowercased()) })
+                return (cased, "v\(index)")
+            }
+            var expected: [(String, String)] = []
+            for (name, value) in fields {
+                if let index = expected.firstIndex(where: { $0.0.lowercased() == name.lowercased() }) {
+                    expected[index].1 += ", " + value
+                } else {
+                    expected.append((name, value))
+                }
+            }
+            for built in [try head(fields), try head(AnySequence(fields))] {
+                for (name, value) in expected {
+                    #expect(built.value(forHTTPHeaderField: name.uppercased()) == value, "\(fields)")
+                }
+                let response = try #require(built.response)
+                #expect(response.allHeaderFields.count == expected.count, "\(fields)")
+            }
+        }
+    }
 }
