@@ -142,6 +142,62 @@ struct TransportRulesTests {
         #expect(throws: CourierError.self) { try transfer.checkDestination() }
     }
 
+    /// The provider's mark that it checked the first hop's destination (issue 29) is cleared by any
+    /// change to the request or the limits, and a redirect's hop never carries it.
+    @Test func theCheckedMarkIsClearedByAnyChange() throws {
+        var refused = URLRequest(url: try #require(URL(string: "gopher://api.example.com/")))
+        refused.httpMethod = "GET"
+        var marked = Transfer(request: refused)
+        marked.destinationChecked = true
+        // Only the provider marks a transfer, right after checking the same request and limits.
+        try marked.checkDestination()
+        var changed = marked
+        changed.request.httpBody = Data("x".utf8)
+        #expect(!changed.destinationChecked)
+        #expect(throws: CourierError.self) { try changed.checkDestination() }
+        changed = marked
+        changed.request.url = URL(string: "gopher://other.example.com/")
+        #expect(throws: CourierError.self) { try changed.checkDestination() }
+        var allowed = Self.transfer()
+        allowed.destinationChecked = true
+        allowed.limits.allowedSchemes = ["wss"]
+        #expect(!allowed.destinationChecked)
+        #expect(throws: CourierError.self) { try allowed.checkDestination() }
+        allowed = Self.transfer()
+        allowed.destinationChecked = true
+        let next = try #require(try allowed.following(redirect: Self.redirect(307, to: "/next"), redirects: 0))
+        #expect(!next.destinationChecked)
+    }
+
+    /// A transport sees the first hop marked when the provider checked that very request, and
+    /// unmarked when the request came from the HTTP cache (which may add its validators); a
+    /// transport that changes the request to a scheme not allowed is refused by
+    /// `checkDestination()`.
+    @Test func theProviderMarksOnlyTheRequestItChecked() async throws {
+        struct Target: TargetType {
+            var task: HTTPTask
+            var method: HTTPMethod
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var path: String { "items" }
+            var headers: [String: String] { [:] }
+        }
+        let marks = Locked<[Bool]>([])
+        let recording = MarkTransport(marks: marks, rewrite: nil)
+        let provider = Provider<Target>(transport: recording)
+        _ = try await provider.request(Target(task: .plain, method: .get))
+        let cached = Provider<Target>(transport: recording, cache: HTTPCache(storage: MemoryCacheStorage()))
+        _ = try await cached.request(Target(task: .plain, method: .get))
+        #expect(marks.withLock { $0 } == [true, false])
+
+        let rewriting = Provider<Target>(transport: MarkTransport(marks: marks, rewrite: "gopher://api.example.com/"))
+        await #expect {
+            try await rewriting.request(Target(task: .plain, method: .get))
+        } throws: { error in
+            guard case .schemeNotAllowed = error as? CourierError else { return false }
+            return true
+        }
+    }
+
     @Test func fileBodySizesAreChecked() throws {
         #expect(try Self.transfer().fileBodySize() == nil)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-rules-\(UUID().uuidString)")
@@ -323,5 +379,22 @@ struct TransportRulesTests {
         let head = SessionRouter.cutShort(
             URLError(.unknown), response: response(["Content-Length": "1000"]), received: 0, method: "HEAD")
         #expect((head as? URLError)?.code == .unknown)
+    }
+}
+
+/// Records whether each transfer came marked as checked, optionally rewrites its URL first, then
+/// checks its destination and answers 200.
+private struct MarkTransport: Transport {
+    let marks: Locked<[Bool]>
+    let rewrite: String?
+
+    func send(_ transfer: Transfer) async throws -> Response {
+        var transfer = transfer
+        marks.withLock { $0.append(transfer.destinationChecked) }
+        if let rewrite { transfer.request.url = URL(string: rewrite) }
+        try transfer.checkDestination()
+        return try await transfer.sendBuffered { request in
+            Response(statusCode: 200, data: Data("{}".utf8), request: request)
+        }
     }
 }

@@ -511,7 +511,8 @@ extension Provider {
         do {
             // Sample responses too, so a test catches what the network would refuse: the body, and
             // the destination (a plugin that rewrites a stubbed request to `gopher://` is refused
-            // in the test as it would be on the wire). Transports check each hop again.
+            // in the test as it would be on the wire). Transports check each hop again; the first
+            // hop of the request checked here is marked checked (`Transfer.destinationChecked`).
             try RequestValidation.validateBody(of: request, task: endpoint.task, limits: plan.limits)
             try RequestValidation.validateDestination(request.url, limits: plan.limits)
             let response: CallAnswer
@@ -521,7 +522,7 @@ extension Provider {
                 if plan.isStream {
                     response = try await transfer(
                         request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: nil,
-                        isSample: false)
+                        isSample: false, destinationChecked: true)
                     break
                 }
                 // No HTTP cache (the default): straight to the transport, with no closure and no
@@ -530,7 +531,7 @@ extension Provider {
                 guard let cache else {
                     response = try await transfer(
                         request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: download,
-                        isSample: false)
+                        isSample: false, destinationChecked: true)
                     break
                 }
                 // HTTP cache (issue 26): a hit answers here; otherwise the closure is the transfer.

@@ -8,14 +8,17 @@ extension Provider {
     /// Builds the transfer for the task (file body, multipart body built off Swift's thread pool,
     /// in memory or through a temporary file, download to its temporary file), checks the
     /// destination's scheme, sends it, and removes the temporary body file whatever happens.
+    /// `destinationChecked`: `request`'s destination was checked against `plan.limits` just before
+    /// (see ``Transfer/checkDestination()``).
     @inline(__always)
     nonisolated(nonsending) func transfer<T: Transport>(
         _ request: URLRequest, task: HTTPTask, plan: CallPlan, subject: any TargetType, over transport: T,
-        download: URL?, isSample: Bool
+        download: URL?, isSample: Bool, destinationChecked: Bool = false
     ) async throws -> CallAnswer {
         var transfer = Transfer(request: request, target: subject, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
+        transfer.destinationChecked = destinationChecked
         var temporaryBody: URL?
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }

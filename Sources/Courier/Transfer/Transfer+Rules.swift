@@ -8,9 +8,11 @@ import Foundation
 extension Transfer {
     /// Checks that the request may be sent: its URL has an allowed scheme
     /// (``Limits/allowedSchemes``) and, for http and https, a host. Call it before every hop,
-    /// redirects included.
+    /// redirects included. A transfer the provider made, whose request it has just checked, passes
+    /// at once until its ``request`` or ``limits`` change.
     /// - Throws: ``CourierError/schemeNotAllowed(_:)`` or ``CourierError/requestMapping(_:)``.
     public func checkDestination() throws(CourierError) {
+        if destinationChecked { return }
         try RequestValidation.validateDestination(request.url, limits: limits)
     }
 
@@ -58,6 +60,7 @@ extension Transfer {
         guard limits.allows(target) else { throw .schemeNotAllowed(target) }
         guard redirects < limits.maxRedirects else { throw .underlying(URLError(.httpTooManyRedirects), nil) }
         var next = self
+        next.destinationChecked = false  // a new hop, for the transport to check
         var nextRequest = request
         nextRequest.url = target
         let method = (request.httpMethod ?? "GET").uppercased()

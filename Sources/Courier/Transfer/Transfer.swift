@@ -30,7 +30,9 @@ public struct Transfer: Sendable {
     }
 
     /// The request.
-    public var request: URLRequest
+    public var request: URLRequest {
+        didSet { destinationChecked = false }
+    }
     /// Where the body comes from. Default: ``Body/inRequest``.
     public var body: Body
     /// Where the response body goes. Default: ``Destination/memory``.
@@ -43,13 +45,21 @@ public struct Transfer: Sendable {
     /// The limits the transport enforces while sending and receiving: body sizes (counted after
     /// decompression, while the body arrives), decompression ratio, redirects and allowed schemes.
     /// Default: ``Limits/default``.
-    public var limits: Limits
+    public var limits: Limits {
+        didSet { destinationChecked = false }
+    }
     /// The time since the provider was made, on its clock: a transport reads it when the response
     /// head arrives, for ``TransferMetrics/responseStart``. `nil` when nobody measures.
     public var elapsed: (@Sendable () -> Duration)?
     /// Whether this is answered by a sample response (a stub): nothing goes on the wire, so the
     /// destination's scheme is not checked.
     var isSample = false
+    /// Whether ``request``'s destination was checked against ``limits`` when the transfer was made:
+    /// set by the provider, which checks the final request just before (issue 29: a transport's
+    /// check of the first hop did the same work again, ≈ 1,000 instructions a request). Any change
+    /// to ``request`` or ``limits`` clears it, so a hop that follows a redirect, or a request a
+    /// transport or a plugin changed, is checked again.
+    var destinationChecked = false
     /// Durable downloads (issue 27): set by the provider for a download it may resume. A transport
     /// calls it with each response head as it arrives, before the body, and then keeps the
     /// destination file of a transfer that fails, written up to the last byte that arrived (the
