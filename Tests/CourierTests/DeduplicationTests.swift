@@ -17,6 +17,7 @@ import Testing
         var body: Data? = nil
         var deduplication: Deduplication? = nil
         var validation: ValidationType = .none
+        var limits: Limits? = nil
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "items/\(id)" }
         var task: HTTPTask { body.map { .data($0) } ?? .plain }
@@ -181,6 +182,29 @@ import Testing
     }
 
     /// Hooks run per caller (each caller's request passes every hook once); the transport runs once.
+    /// A caller whose target holds the exchange to other limits (here a smaller body) gets an
+    /// exchange of its own: joining another's, it would receive an answer its limits refuse.
+    @Test func callersWithOtherLimitsAreNotMerged() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        let lenient = (0..<2).map { _ in Task { try await provider.request(Call()) } }
+        let strict = Task { try await provider.request(Call(limits: Limits(maxResponseBytes: 4))) }
+        #expect(await waiters(provider, 3))
+        // Read once, so a merge of all three fails here and below rather than waiting for a
+        // second request that never comes.
+        let exchanges = await provider.inflightCount
+        #expect(exchanges == 2)
+        await transport.waitForRequests(exchanges)
+        transport.release(statusCode: 200, data: Data("longer than four bytes".utf8))
+        for task in lenient { #expect(try await task.value.data.count == 22) }
+        let refused = (await strict.result).failure as? CourierError
+        guard case .limitExceeded(.responseBody(limit: 4)) = refused else {
+            Issue.record("expected the strict caller's own limit, got \(String(describing: refused))")
+            return
+        }
+        #expect(transport.calls == exchanges)
+    }
+
     @Test func pluginsRunPerCallerAndValidationPerTarget() async throws {
         let transport = GatedTransport()
         let log = EventLog()

@@ -5,7 +5,9 @@ import Foundation
 #endif
 
 /// What makes two prepared requests the same: method, URL, headers and body bytes (for a file
-/// upload, the file; for a multipart body built at send time, its parts).
+/// upload, the file; for a multipart body built at send time, its parts), and the limits the
+/// exchange is held to (a caller whose target allows less, a smaller body or fewer schemes, never
+/// receives an answer fetched under another's).
 struct InflightKey: Hashable, Sendable {
     enum BodySource: Hashable, Sendable {
         case file(URL)
@@ -17,11 +19,13 @@ struct InflightKey: Hashable, Sendable {
     let headers: [String: String]
     let body: Data?
     let bodySource: BodySource?
+    let limits: Limits
 
     /// `nil` for a request whose body cannot be compared (a body stream, a multipart form with a
     /// stream part): it is never merged.
-    init?(_ request: URLRequest, task: HTTPTask) {
+    init?(_ request: URLRequest, task: HTTPTask, limits: Limits) {
         guard request.httpBodyStream == nil else { return nil }
+        self.limits = limits
         method = request.httpMethod ?? "GET"
         url = request.url
         headers = request.allHTTPHeaderFields ?? [:]
