@@ -80,6 +80,32 @@ import Testing
                 != repeated.withUnsafeBufferPointer { $0.baseAddress })
     }
 
+    /// An array that holds far more room than fields is not kept (the room would live as long as
+    /// the response): its fields are copied into an array of their own size.
+    @Test func anArrayWithMuchMoreRoomThanFieldsIsCopied() throws {
+        let url = try #require(URL(string: "https://api.example.com/items"))
+        var roomy: [(String, String)] = []
+        roomy.reserveCapacity(4_096)
+        roomy.append(("Content-Type", "text/plain"))
+        roomy.append(("ETag", "1"))
+        let head = LazyHTTPResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: roomy)
+        #expect(head.fields.capacity < 64)
+        #expect(head.value(forHTTPHeaderField: "etag") == "1")
+    }
+
+    /// Two names of other bytes that Swift's `String` equates (a precomposed and a decomposed `é`)
+    /// stay two fields; the built `HTTPURLResponse` answers the first one's value, as the head
+    /// does.
+    @Test func canonicallyEquivalentNamesAnswerTheFirstValue() throws {
+        let precomposed = "X-Caf\u{E9}"
+        let fields = [(precomposed, "first"), ("X-Cafe\u{301}", "second")]
+        let built = try head(fields)
+        #expect(built.value(forHTTPHeaderField: precomposed) == "first")
+        let response = try #require(built.response)
+        #expect(response.allHeaderFields.count == 1)
+        #expect(response.allHeaderFields.values.first as? String == "first")
+    }
+
     /// Past the names a scan checks (`scannedNames`), an array goes through the index of names:
     /// distinct names all stay, a repeat after them is still joined, in either case.
     @Test func longHeadsAreJoinedThroughTheIndex() throws {

@@ -182,10 +182,10 @@ enum TransportBench {
             return components.url ?? url
         }
         /// One request as `which` makes it; returns the HTTP version the client reports, if it does.
-        /// `url` is the raw clients' and the transports' (made once per workload, as the cheapest
-        /// raw client would: built for every request, it was 2 µs of `appendingPathComponent` on
-        /// every side, Courier's included, which never read it); Courier builds its own from
-        /// `path`, as it does for every request.
+        /// `url` is the raw clients' and the transports' (made once per block, before it is timed,
+        /// as the cheapest raw client would: built for every request, it was 2 µs of
+        /// `appendingPathComponent` on every side, Courier's included, which never read it);
+        /// Courier builds its own from `path`, as it does for every request.
         @Sendable func request(
             _ which: Client, url: URL, path: String, decode: Bool, marker: String?
         ) async throws -> String? {

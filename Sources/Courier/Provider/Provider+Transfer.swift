@@ -18,7 +18,6 @@ extension Provider {
         var transfer = Transfer(request: request, target: subject, limits: plan.limits)
         transfer.elapsed = elapsed
         transfer.isSample = isSample
-        transfer.destinationChecked = destinationChecked
         var temporaryBody: URL?
         defer {
             if let temporaryBody { try? FileManager.default.removeItem(at: temporaryBody) }
@@ -47,6 +46,9 @@ extension Provider {
         default:
             break
         }
+        // Marked after the body is in place: setting it clears the mark, and the body changes
+        // neither the URL nor the limits.
+        transfer.destinationChecked = destinationChecked
         // A Content-Length that is not the body's would desynchronize the connection.
         try RequestValidation.validateContentLength(
             of: transfer.request, file: transfer.body.fileURL.map { ($0, try? transfer.fileBodySize()) })

@@ -32,12 +32,14 @@ struct LazyHTTPResponse: Sendable {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         let fields: [(String, String)]
-        // An array (what Courier's transports pass) is kept as it is when its names are distinct.
-        // Called from another module, this initializer is not specialized: the cast is the
-        // runtime's same-type fast path.
+        // An array (what Courier's transports pass) is kept as it is when its names are distinct,
+        // unless it holds far more room than fields (a buffer reserved for thousands would then
+        // live as long as the response). Called from another module, this initializer is not
+        // specialized: the cast is the runtime's same-type fast path.
         if let array = headerFields as? [(String, String)] {
+            let keeps = array.capacity - array.count <= max(8, array.count)
             fields =
-                array.withUnsafeBufferPointer(Self.namesAreDistinct)
+                keeps && array.withUnsafeBufferPointer(Self.namesAreDistinct)
                 ? array : array.withUnsafeBufferPointer(Self.joined)
         } else {
             // Issue 29: a contiguous sequence is read through its buffer, by code specialized for it;
@@ -135,7 +137,9 @@ struct LazyHTTPResponse: Sendable {
         url: URL, statusCode: Int, httpVersion: String, fields: [(String, String)]
     ) -> HTTPURLResponse? {
         var dictionary: [String: String] = [:]
-        for (name, value) in fields { dictionary[name] = value }
+        // The first field wins, as in `value(forHTTPHeaderField:)`: two names of other bytes that
+        // Swift's `String` equates (canonically equivalent non-ASCII names) stay two fields above.
+        for (name, value) in fields where dictionary[name] == nil { dictionary[name] = value }
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: dictionary)
     }
 }
