@@ -18,7 +18,9 @@ import Testing
         var deduplication: Deduplication? = nil
         var validation: ValidationType = .none
         var limits: Limits? = nil
+        var stubbed = false
         var baseURL: URL { URL(string: "https://api.example.com")! }
+        var sampleData: Data { Data("sample".utf8) }
         var path: String { "items/\(id)" }
         var task: HTTPTask { body.map { .data($0) } ?? .plain }
     }
@@ -181,7 +183,6 @@ import Testing
         }
     }
 
-    /// Hooks run per caller (each caller's request passes every hook once); the transport runs once.
     /// A caller whose target holds the exchange to other limits (here a smaller body) gets an
     /// exchange of its own: joining another's, it would receive an answer its limits refuse.
     @Test func callersWithOtherLimitsAreNotMerged() async throws {
@@ -205,6 +206,33 @@ import Testing
         #expect(transport.calls == exchanges)
     }
 
+    /// A stubbed caller and one that is not, with the same request, never share an exchange: the
+    /// one sent over the transport never receives a sample, and the stubbed one never reaches the
+    /// network.
+    @Test func stubbedAndSentCallersAreNotMerged() async throws {
+        let transport = GatedTransport()
+        let clock = TestClock()
+        let provider = Provider<Call>(
+            stubClosure: { $0.stubbed ? .delayed(.seconds(1)) : .never }, transport: transport, clock: clock,
+            deduplication: .enabled)
+        let sent = Task { try await provider.request(Call()) }
+        let stubbed = Task { try await provider.request(Call(stubbed: true)) }
+        #expect(await waiters(provider, 2))
+        // Read once: with the two merged, the checks below fail instead of waiting.
+        let exchanges = await provider.inflightCount
+        #expect(exchanges == 2)
+        if exchanges == 2 {
+            await transport.waitForRequests(1)
+            await clock.waitForSleepers(1)
+        }
+        transport.release(statusCode: 200, data: Data("network".utf8))
+        clock.advance(by: .seconds(1))
+        #expect(try await sent.value.data == Data("network".utf8))
+        #expect(try await stubbed.value.data == Data("sample".utf8))
+        #expect(transport.calls == 1)
+    }
+
+    /// Hooks run per caller (each caller's request passes every hook once); the transport runs once.
     @Test func pluginsRunPerCallerAndValidationPerTarget() async throws {
         let transport = GatedTransport()
         let log = EventLog()

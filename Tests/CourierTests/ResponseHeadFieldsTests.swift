@@ -101,9 +101,13 @@ import Testing
         let fields = [(precomposed, "first"), ("X-Cafe\u{301}", "second")]
         let built = try head(fields)
         #expect(built.value(forHTTPHeaderField: precomposed) == "first")
-        let response = try #require(built.response)
-        #expect(response.allHeaderFields.count == 1)
-        #expect(response.allHeaderFields.values.first as? String == "first")
+        #if os(Linux)
+            // FoundationNetworking keeps the name as given; Apple's `HTTPURLResponse` may rewrite or
+            // drop a name that is not ASCII, so the built response is checked on Linux only.
+            let response = try #require(built.response)
+            #expect(response.allHeaderFields.count == 1)
+            #expect(response.allHeaderFields.values.first as? String == "first")
+        #endif
     }
 
     /// Past the names a scan checks (`scannedNames`), an array goes through the index of names:

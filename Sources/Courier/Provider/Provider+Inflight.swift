@@ -5,9 +5,12 @@ import Foundation
 #endif
 
 /// What makes two prepared requests the same: method, URL, headers and body bytes (for a file
-/// upload, the file; for a multipart body built at send time, its parts), and the limits the
-/// exchange is held to (a caller whose target allows less, a smaller body or fewer schemes, never
-/// receives an answer fetched under another's).
+/// upload, the file; for a multipart body built at send time, its parts), and how the exchange is
+/// made: the limits it is held to (a caller whose target allows less, a smaller body or fewer
+/// schemes, never receives an answer fetched under another's), whether and how it is stubbed (a
+/// caller that is not stubbed never receives a sample, and a stubbed one never reaches the
+/// network), and the cache policy (a caller that bypasses the cache never receives a stored
+/// answer).
 struct InflightKey: Hashable, Sendable {
     enum BodySource: Hashable, Sendable {
         case file(URL)
@@ -20,12 +23,16 @@ struct InflightKey: Hashable, Sendable {
     let body: Data?
     let bodySource: BodySource?
     let limits: Limits
+    let stub: StubBehavior
+    let cachePolicy: CachePolicy
 
     /// `nil` for a request whose body cannot be compared (a body stream, a multipart form with a
     /// stream part): it is never merged.
-    init?(_ request: URLRequest, task: HTTPTask, limits: Limits) {
+    init?(_ request: URLRequest, task: HTTPTask, limits: Limits, stub: StubBehavior, cachePolicy: CachePolicy) {
         guard request.httpBodyStream == nil else { return nil }
         self.limits = limits
+        self.stub = stub
+        self.cachePolicy = cachePolicy
         method = request.httpMethod ?? "GET"
         url = request.url
         headers = request.allHTTPHeaderFields ?? [:]
@@ -43,6 +50,18 @@ struct InflightKey: Hashable, Sendable {
         default:
             bodySource = nil
         }
+    }
+
+    /// The request's parts and the stub: the limits and the cache policy are left to `==` (keys
+    /// of the same request almost always share them), so the limits' sets of strings are not
+    /// hashed at each of the table's lookups.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(bodySource)
+        hasher.combine(stub)
     }
 }
 

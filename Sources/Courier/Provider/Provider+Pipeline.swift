@@ -389,7 +389,8 @@ extension Provider {
             let result: Result<CallAnswer, CourierError>
             if case .buffered = plan.mode, !plan.deduplication.mergesNothing,
                 plan.deduplication.applies(to: HTTPMethod(rawValue: request.httpMethod ?? "GET")),
-                let key = InflightKey(request, task: endpoint.task, limits: plan.limits)
+                let key = InflightKey(
+                    request, task: endpoint.task, limits: plan.limits, stub: behavior, cachePolicy: subject.cachePolicy)
             {
                 // Each caller waits within its own deadline: when it passes, this caller leaves
                 // (as if cancelled) and the shared exchange goes on for the others. The shared
