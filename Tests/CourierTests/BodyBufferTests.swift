@@ -38,6 +38,35 @@ import Testing
         }
     }
 
+    /// A cancel that lands while the reader is on its way into its wait (after `next()` looked at
+    /// the flag, before the waiter is stored, so the cancellation handler finds no one to wake)
+    /// still ends the read at once, with nothing written: the flag is read again under the
+    /// buffer's lock. The buffer's test hook cancels the reading task in that very moment. A
+    /// reader still waiting after a bounded number of yields is let go by ending the body.
+    @Test func aCancelOnTheWayIntoTheWaitEndsTheRead() async {
+        let buffer = BodyBuffer(limits: .default, willWait: { withUnsafeCurrentTask { $0?.cancel() } })
+        let ended = Locked(false)
+        let reader = Task { () -> CourierError? in
+            defer { ended.withLock { $0 = true } }
+            do throws(CourierError) {
+                _ = try await buffer.next()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let endedAlone = await eventually({ ended.withLock { $0 } }, tries: 100_000)
+        if !endedAlone { buffer.finish() }
+        #expect(endedAlone, "the reader waited on after its task was cancelled")
+        let error = await reader.value
+        #expect(
+            {
+                if case .cancelled? = error { return true }
+                return false
+            }(), "ended with \(String(describing: error))")
+        buffer.terminate()
+    }
+
     @Test func noSpillFileIsEverVisible() async throws {
         let folder = FileManager.default.temporaryDirectory
         func spills() throws -> Set<String> {

@@ -79,13 +79,19 @@ final class BodyBuffer: Sendable {
     let spillDirectory: URL
     private let state = Locked(State())
 
+    /// Tests: runs on the reader's task each time it is about to wait for the writer (it found
+    /// nothing to read), so a test can cancel the task in that moment.
+    let willWait: (@Sendable () -> Void)?
+
     /// - Parameters:
     ///   - limits: The limits (``Limits/maxStreamBacklogBytes``).
     ///   - spillDirectory: Where the spill file goes. Default: the temporary directory (a test
     ///     passes a folder of its own to count the descriptors left open there).
-    init(limits: Limits, spillDirectory: URL? = nil) {
+    ///   - willWait: Tests: see ``willWait``.
+    init(limits: Limits, spillDirectory: URL? = nil, willWait: (@Sendable () -> Void)? = nil) {
         maxBacklog = max(1, limits.maxStreamBacklogBytes)
         self.spillDirectory = spillDirectory ?? FileManager.default.temporaryDirectory
+        self.willWait = willWait
     }
 
     deinit {
@@ -262,6 +268,7 @@ final class BodyBuffer: Sendable {
                     throw failure
                 }
             case .wait:
+                willWait?()
                 await waitForWriter()
             }
         }
@@ -411,7 +418,13 @@ final class BodyBuffer: Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let (resumeNow, idle) = state.withLock {
                     state -> (Bool, (any DeadlineScheduling, Duration)?) in
-                    if state.hasChunks || (state.spill?.unread ?? 0) > 0 || state.end != nil || state.terminated {
+                    // The cancel flag is read again here, under the lock the handler below takes:
+                    // a cancel that came after `next()` looked at it, and whose handler ran before
+                    // the waiter was stored, found nothing to resume (the flag is set before the
+                    // handler runs). Without this, the reader of a stalled body would wait on.
+                    if state.hasChunks || (state.spill?.unread ?? 0) > 0 || state.end != nil || state.terminated
+                        || Task.isCancelled
+                    {
                         return (true, nil)
                     }
                     state.waiter = continuation
