@@ -89,6 +89,89 @@ import Testing
         #expect(await auth.isRefreshing == false)
     }
 
+    /// Refreshes that each wait until the test lets them go, cancelled or not (an authenticator
+    /// that never looks at cancellation), then give "fresh".
+    final class HeldRefreshes: Authenticator {
+        private struct State {
+            var held: [CheckedContinuation<Void, Never>?] = []
+            var isOpen = false
+        }
+        private let state = Locked(State())
+
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+
+        func refresh(_ credential: String) async throws -> String {
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    state.held.append(state.isOpen ? nil : continuation)
+                    return state.isOpen
+                }
+                if go { continuation.resume() }
+            }
+            return "fresh"
+        }
+
+        /// How many refreshes began.
+        var arrived: Int { state.withLock { $0.held.count } }
+
+        /// Lets refresh number `index` (from 0) return.
+        func release(_ index: Int) {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard state.held.indices.contains(index) else { return nil }
+                defer { state.held[index] = nil }
+                return state.held[index]
+            }
+            continuation?.resume()
+        }
+
+        /// Lets every refresh return, those to come too.
+        func open() {
+            let held = state.withLock { state in
+                state.isOpen = true
+                defer { state.held = state.held.map { _ in nil } }
+                return state.held.compactMap { $0 }
+            }
+            held.forEach { $0.resume() }
+        }
+    }
+
+    /// A refresh its last waiter abandoned (cancelled) that ends while a newer refresh runs leaves
+    /// the newer one in place: requests keep waiting for it instead of going out with the old
+    /// credential and starting a third refresh with it (with a refresh token that rotates, that
+    /// one fails, and every request with it).
+    @Test func anAbandonedRefreshEndingLaterLeavesTheNewerOneInPlace() async throws {
+        let refreshes = HeldRefreshes()
+        let auth = Authentication(refreshes, credential: "stale")
+        let provider = Provider<TestAPI>(transport: Self.transport(), authentication: auth)
+        let first = Task { try await provider.request(.plain) }
+        #expect(await eventually { refreshes.arrived == 1 })
+        first.cancel()
+        guard case .cancelled = (await first.result).failure as? CourierError else {
+            Issue.record("expected cancelled")
+            return
+        }
+        #expect(await auth.isRefreshing == false)
+        let second = Task { try await provider.request(.plain) }
+        #expect(await eventually { refreshes.arrived == 2 })
+        #expect(await auth.runningRefreshCount == 2)
+        // The abandoned refresh ends now; the second one still runs.
+        refreshes.release(0)
+        #expect(await eventually { await auth.runningRefreshCount == 1 })
+        #expect(await auth.isRefreshing)
+        let third = Task { try await provider.request(.item(id: 3)) }
+        #expect(await eventually { await auth.refreshWaiterCount == 2 })
+        // Every refresh is let go, those still to come too, so a failure here ends instead of
+        // hanging.
+        refreshes.open()
+        #expect(try await second.value.statusCode == 200)
+        #expect(try await third.value.statusCode == 200)
+        #expect(refreshes.arrived == 2)
+        #expect(await auth.refreshCount == 1)
+        #expect(await auth.isRefreshing == false)
+    }
+
     @Test func theCallTimeoutCoversARefreshThatHangs() async throws {
         let clock = TestClock()
         let gate = StageGate()

@@ -120,6 +120,10 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     public private(set) var credential: A.Credential
     private var generation = 0
     private var refreshing: Task<A.Credential, any Error>?
+    /// The serial of `refreshing` (see `liveRefreshes`): a refresh that ends clears `refreshing`
+    /// only when it is still its own. One its waiters abandoned (cancelled when the last of them
+    /// left) may end while a newer one runs, and must not make requests stop waiting for that one.
+    private var refreshingSerial: UInt64?
     /// Requests waiting for `refreshing`. When the last one leaves (cancelled), the refresh is
     /// cancelled too.
     private var refreshWaiters = 0
@@ -159,6 +163,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// How many requests are waiting for the running refresh.
     /// Test-only, kept: the count is the actor's private state; a test double would replace the type under test.
     var refreshWaiterCount: Int { refreshWaiters }
+
+    /// How many refreshes' work is still running, the abandoned included (tests).
+    var runningRefreshCount: Int { liveRefreshes.count }
 
     func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest? {
         // Sent by this authentication's own refresh: waiting for that refresh would wait forever.
@@ -208,25 +215,30 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
                 self.install(fresh, replacing: generationBefore, scope: scope)
                 return fresh
             } catch {
-                self.abandon(generationBefore, scope: scope)
+                self.end(scope)
                 throw error
             }
         }
         refreshing = task
+        refreshingSerial = scope.serial
         try await wait(for: task)
     }
 
     private func install(_ fresh: A.Credential, replacing generationBefore: Int, scope: RefreshScope.Key) {
-        liveRefreshes.remove(scope.serial)
+        end(scope)
         guard generation == generationBefore else { return }
         credential = fresh
         generation += 1
-        refreshing = nil
     }
 
-    private func abandon(_ generationBefore: Int, scope: RefreshScope.Key) {
+    /// A refresh's work is over: requests it sends are signed again, and it is no longer the one
+    /// requests wait for, if it still was.
+    private func end(_ scope: RefreshScope.Key) {
         liveRefreshes.remove(scope.serial)
-        if generation == generationBefore { refreshing = nil }
+        if refreshingSerial == scope.serial {
+            refreshing = nil
+            refreshingSerial = nil
+        }
     }
 
     private func elapsed() -> Duration {
@@ -251,6 +263,7 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
             if refreshWaiters == 0, refreshing == task {
                 task.cancel()
                 refreshing = nil
+                refreshingSerial = nil
             }
             throw .cancelled
         case .failure(let error):
