@@ -71,12 +71,15 @@ public final class GatedTransport: Transport, Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (accepted, ready) = state.withLock { state in
                     state.calls += 1
-                    if Task.isCancelled {
+                    // Read once: a cancel between two reads would leave the continuation stored
+                    // for the handler and resumed here as well.
+                    let cancelled = Task.isCancelled
+                    if cancelled {
                         state.cancellations += 1
                     } else {
                         state.waiting[id] = (continuation, request)
                     }
-                    return (!Task.isCancelled, state.ready())
+                    return (!cancelled, state.ready())
                 }
                 if !accepted { continuation.resume(throwing: CancellationError()) }
                 ready.forEach { $0.resume() }
