@@ -182,7 +182,7 @@ public final class StubTransport: Transport, Sendable {
         let sent = Int64(request.httpBody?.count ?? 0)
         // The same path as Courier's own stubs and non-streaming transports: downloads written,
         // progress and limits, in one place.
-        if delivery.isImmediate { return try transfer.completeBuffered(head, sent: sent) }
+        if delivery.isImmediate { return try await transfer.completeBuffered(head, sent: sent) }
 
         if sent > 0 { transfer.progress?(.sent(bytes: sent, total: sent)) }
         transfer.progress?(.responseStarted(expectedLength: Int64(delivery.total)))
@@ -196,7 +196,7 @@ public final class StubTransport: Transport, Sendable {
         case .complete:
             let response = Response(
                 statusCode: head.statusCode, data: body, request: head.request, response: head.response)
-            return try transfer.completeBuffered(response, sent: sent, reportingProgress: false)
+            return try await transfer.completeBuffered(response, sent: sent, reportingProgress: false)
         case .dropped:
             throw URLError.connectionDropped(url: request.url, remaining: delivery.total - body.count)
         case .stalled:

@@ -26,6 +26,75 @@ import Testing
         var sampleData: Data { Data("downloaded".utf8) }
     }
 
+    /// `/dev/shm` when it is on another file system than the temporary folder (tmpfs on Linux),
+    /// where a move is a copy.
+    static let otherFileSystem: URL? = {
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        var a = stat()
+        var b = stat()
+        guard stat(shm.path, &a) == 0, stat(FileManager.default.temporaryDirectory.path, &b) == 0, a.st_dev != b.st_dev
+        else { return nil }
+        return shm
+    }()
+
+    /// A file of several copy chunks (1 MiB each) on the other file system, and its bytes.
+    static func fileElsewhere() throws -> (URL, Data) {
+        let bytes = Data((0..<(3 << 20) + 17).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let url = (otherFileSystem ?? FileManager.default.temporaryDirectory)
+            .appendingPathComponent("courier-test-\(UUID().uuidString).part")
+        try bytes.write(to: url)
+        return (url, bytes)
+    }
+
+    static func placement(
+        for source: URL, in folder: URL
+    ) throws -> (DownloadDestination, DownloadDestination.Placement) {
+        let destination = DownloadDestination.folder(folder) { _, _ in "copy.bin" }
+        let response = try #require(HTTPURLResponse(url: source, statusCode: 200, httpVersion: nil, headerFields: nil))
+        return (destination, try destination.resolve(temporaryURL: source, response: response))
+    }
+
+    /// Into another file system the move is a copy (off Swift's pool): the file arrives whole, the
+    /// temporary one goes, and nothing staged is left in the folder.
+    @Test(.enabled(if: otherFileSystem != nil, "needs /dev/shm on another file system than the temporary folder"))
+    func aMoveToAnotherFileSystemCopiesTheFileWhole() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (source, bytes) = try Self.fileElsewhere()
+        defer { try? FileManager.default.removeItem(at: source) }
+        let (destination, placement) = try Self.placement(for: source, in: folder.url)
+        try await destination.move(source, to: placement)
+        #expect(try Data(contentsOf: placement.url) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: source.path))
+        #expect(folder.contents == ["copy.bin"])
+    }
+
+    /// A cancelled caller's copy stops: `cancelled`, nothing in the folder (the staged copy is
+    /// removed), and the temporary file is still there for the caller to remove.
+    @Test(.enabled(if: otherFileSystem != nil, "needs /dev/shm on another file system than the temporary folder"))
+    func aCancelStopsACopyAndLeavesNothingInTheFolder() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (source, _) = try Self.fileElsewhere()
+        defer { try? FileManager.default.removeItem(at: source) }
+        let (destination, placement) = try Self.placement(for: source, in: folder.url)
+        let error = await Task { () -> CourierError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(CourierError) {
+                try await destination.move(source, to: placement)
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        guard case .cancelled? = error else {
+            Issue.record("expected cancelled, got \(String(describing: error))")
+            return
+        }
+        #expect(folder.contents.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: source.path))
+    }
+
     @Test func aFolderInTheWayIsNeverDeleted() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -426,13 +426,13 @@ extension Provider {
                 await exchangeWithin($0, download: $1, waits: &exchanged.traffic).map { $0.head }
             }
             let validated = Self.validate(result.map { .whole($0) }, for: target).map { $0.head }
-            return (Self.saveDownload(validated, to: destination).map { .whole($0) }, exchanged)
+            return (await Self.saveDownload(validated, to: destination).map { .whole($0) }, exchanged)
         }
         // The temporary file is named here, so that whatever ends the exchange (a deadline that
         // passes as the body completes, a cancel, a failure) it never stays behind.
         let temporary = TemporaryFiles.newDownloadURL()
         let result = await exchangeWithin(download: temporary, waits: &exchanged.traffic)
-        let saved = Self.saveDownload(Self.validate(result, for: target).map { $0.head }, to: destination)
+        let saved = await Self.saveDownload(Self.validate(result, for: target).map { $0.head }, to: destination)
         if saved.success?.fileURL != temporary {
             try? FileManager.default.removeItem(at: temporary)
         }

@@ -86,9 +86,9 @@ extension Provider {
     }
 
     /// Moves a successful download to its destination; removes the temporary file otherwise.
-    static func saveDownload(
+    nonisolated(nonsending) static func saveDownload(
         _ result: Result<Response, CourierError>, to destination: DownloadDestination
-    ) -> Result<Response, CourierError> {
+    ) async -> Result<Response, CourierError> {
         switch result {
         case .success(let response):
             guard let temporary = response.fileURL else { return result }
@@ -103,7 +103,7 @@ extension Provider {
                 // A destination that answers with the temporary file itself (as Moya code does to
                 // keep the file where it is): it stays there, and it is the caller's now.
                 if placement.url == temporary.standardizedFileURL { return result }
-                try destination.move(temporary, to: placement)
+                try await destination.move(temporary, to: placement)
                 return .success(response.moved(to: placement.url))
             } catch {
                 try? FileManager.default.removeItem(at: temporary)

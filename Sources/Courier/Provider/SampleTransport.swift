@@ -28,7 +28,7 @@ struct SampleTransport: Transport {
         }
         let request = transfer.request
         let response = try SampleTransport.response(for: request, sample: sample)
-        return try transfer.completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
+        return try await transfer.completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
     }
 
     static func response(for request: URLRequest, sample: SampleResponse) throws -> Response {

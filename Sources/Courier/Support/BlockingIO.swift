@@ -14,6 +14,31 @@ package enum BlockingIO {
         DispatchQueue(label: "Courier.BlockingIO").async(execute: work)
     }
 
+    /// Runs `work` on a thread of its own (see ``thread(_:)``) and waits for it to end, whatever
+    /// happens to the caller: for work whose outcome the caller must know (a file placed or not).
+    /// A cancel of the calling task reaches the work through `isCancelled()`, which it reads at
+    /// its safe points to stop early, and the caller then gets what the work threw.
+    package static func complete<T: Sendable>(
+        _ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T
+    ) async throws -> T {
+        let cancelled = Locked(false)
+        // Taken after the resume as well: the work may resume the continuation before the
+        // awaiting task has suspended, and ThreadSanitizer sees the hand-off through this lock
+        // (see `BlockingCall.synchronize()`).
+        defer { cancelled.withLock { _ in } }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                BlockingIO.thread {
+                    let result = Result { try work { cancelled.withLock { $0 } } }
+                    cancelled.withLock { _ in }
+                    continuation.resume(with: result)
+                }
+            }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+        }
+    }
+
     package static func run<T: Sendable>(
         _ work: @escaping @Sendable (_ isCancelled: @Sendable () -> Bool) throws -> T
     ) async throws -> T {

@@ -141,12 +141,22 @@ public struct DownloadDestination: Sendable, Hashable {
     /// the last one opened, so a folder swapped for a link meanwhile cannot send it elsewhere. Only
     /// a regular file is ever replaced (with `.removePreviousFile`); a folder, link or anything else
     /// in the way is an error, never deleted.
-    func move(_ temporaryURL: URL, to placement: Placement) throws(CourierError) {
+    ///
+    /// Done on a thread of its own, never on Swift's cooperative pool: into another file system
+    /// (a temporary folder on tmpfs, the destination on disk) the move is a copy of the whole
+    /// file. It is waited for, so the answer says where the file is; a cancel stops a copy at its
+    /// next megabyte, removes what it wrote and throws ``CourierError/cancelled``.
+    nonisolated(nonsending) func move(_ temporaryURL: URL, to placement: Placement) async throws(CourierError) {
+        let createFolders = options.contains(.createIntermediateDirectories)
+        let replace = options.contains(.removePreviousFile)
         do {
-            try SafeFiles.move(
-                temporaryURL, into: placement.root, path: placement.components,
-                createFolders: options.contains(.createIntermediateDirectories),
-                replace: options.contains(.removePreviousFile))
+            try await BlockingIO.complete { isCancelled in
+                try SafeFiles.move(
+                    temporaryURL, into: placement.root, path: placement.components, createFolders: createFolders,
+                    replace: replace, isCancelled: isCancelled)
+            }
+        } catch is CancellationError {
+            throw .cancelled
         } catch {
             throw .downloadDestination(error)
         }

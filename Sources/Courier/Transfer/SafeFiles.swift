@@ -11,8 +11,12 @@ import Foundation
 /// Moves a finished download into its folder without following links out of it and without
 /// deleting anything but a regular file (see ``DownloadDestination/move(_:to:)``).
 enum SafeFiles {
+    /// `isCancelled`: read before each megabyte of a copy (a move to another file system); when it
+    /// says so, the copy stops, what it wrote is removed, and `CancellationError` is thrown (the
+    /// source stays, for the caller to remove).
     static func move(
-        _ source: URL, into root: URL, path components: [String], createFolders: Bool, replace: Bool
+        _ source: URL, into root: URL, path components: [String], createFolders: Bool, replace: Bool,
+        isCancelled: () -> Bool = { false }
     ) throws {
         guard let name = components.last else { throw DownloadFailure.notAFileURL(root) }
         if createFolders, !FileManager.default.fileExists(atPath: root.path) {
@@ -29,7 +33,7 @@ enum SafeFiles {
             folder = next
         }
         let destination = location.appendingPathComponent(name)
-        try place(source, named: name, in: folder, destination: destination, replace: replace)
+        try place(source, named: name, in: folder, destination: destination, replace: replace, isCancelled: isCancelled)
     }
 
     private static func openFolder(_ url: URL) throws -> Int32 {
@@ -59,13 +63,13 @@ enum SafeFiles {
     /// Puts `source` at `name` in `folder`: linked when nothing is there (atomic, never replaces),
     /// renamed over a regular file when `replace` is set.
     private static func place(
-        _ source: URL, named name: String, in folder: Int32, destination: URL, replace: Bool
+        _ source: URL, named name: String, in folder: Int32, destination: URL, replace: Bool, isCancelled: () -> Bool
     ) throws {
         var existing = stat()
         if fstatat(folder, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 {
             guard (existing.st_mode & S_IFMT) == S_IFREG else { throw DownloadFailure.notARegularFile(destination) }
             guard replace else { throw DownloadFailure.fileExists(destination) }
-            try renameInto(source, named: name, in: folder, destination: destination)
+            try renameInto(source, named: name, in: folder, destination: destination, isCancelled: isCancelled)
             return
         }
         if linkat(AT_FDCWD, source.path, folder, name, 0) == 0 {
@@ -75,27 +79,32 @@ enum SafeFiles {
         switch errno {
         case EEXIST:
             // Created meanwhile: decide again with what is there now.
-            try place(source, named: name, in: folder, destination: destination, replace: replace)
+            try place(
+                source, named: name, in: folder, destination: destination, replace: replace, isCancelled: isCancelled)
         case EXDEV:
             // Another file system: copy into the folder under a private name, then place that.
-            let staged = try copyIntoFolder(source, folder: folder, destination: destination)
+            let staged = try copyIntoFolder(source, folder: folder, destination: destination, isCancelled: isCancelled)
             defer { unlinkat(folder, staged, 0) }
             if linkat(folder, staged, folder, name, 0) != 0 {
                 guard errno == EEXIST else { throw posixError(destination) }
-                try place(source, named: name, in: folder, destination: destination, replace: replace)
+                try place(
+                    source, named: name, in: folder, destination: destination, replace: replace,
+                    isCancelled: isCancelled)
                 return
             }
             unlink(source.path)
         default:
             // A file system without hard links: rename, after the check above.
-            try renameInto(source, named: name, in: folder, destination: destination)
+            try renameInto(source, named: name, in: folder, destination: destination, isCancelled: isCancelled)
         }
     }
 
-    private static func renameInto(_ source: URL, named name: String, in folder: Int32, destination: URL) throws {
+    private static func renameInto(
+        _ source: URL, named name: String, in folder: Int32, destination: URL, isCancelled: () -> Bool
+    ) throws {
         if renameat(AT_FDCWD, source.path, folder, name) == 0 { return }
         guard errno == EXDEV else { throw posixError(destination) }
-        let staged = try copyIntoFolder(source, folder: folder, destination: destination)
+        let staged = try copyIntoFolder(source, folder: folder, destination: destination, isCancelled: isCancelled)
         guard renameat(folder, staged, folder, name) == 0 else {
             let error = posixError(destination)
             unlinkat(folder, staged, 0)
@@ -105,7 +114,9 @@ enum SafeFiles {
     }
 
     /// Copies `source` to a new hidden file in `folder`; returns its name.
-    private static func copyIntoFolder(_ source: URL, folder: Int32, destination: URL) throws -> String {
+    private static func copyIntoFolder(
+        _ source: URL, folder: Int32, destination: URL, isCancelled: () -> Bool
+    ) throws -> String {
         let staged = ".courier-\(UUID().uuidString).part"
         let output = openat(folder, staged, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw posixError(destination) }
@@ -119,6 +130,10 @@ enum SafeFiles {
         defer { close(input) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         while true {
+            if isCancelled() {
+                unlinkat(folder, staged, 0)
+                throw CancellationError()
+            }
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count == 0 { break }
             var written = 0

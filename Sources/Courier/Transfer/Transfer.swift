@@ -98,8 +98,12 @@ extension Transfer {
     ) async throws -> Response {
         let request = try await bufferedRequest()
         let response = try await send(request)
-        return try completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
+        return try await completeBuffered(response, sent: Int64(request.httpBody?.count ?? 0))
     }
+
+    /// Bodies up to this size are written to their download file on the caller's thread: a
+    /// write of this much to a local file takes about as long as a hop to another thread.
+    static let inlineWriteLimit = 64 << 10
 
     /// The start of ``sendBuffered(_:)``: the request with its destination checked and a file
     /// body read into `httpBody` (off Swift's thread pool).
@@ -117,9 +121,9 @@ extension Transfer {
     /// The end of ``sendBuffered(_:)`` once the whole response is in memory: the size limit,
     /// progress (unless the caller reported it as the body arrived), and for a file destination
     /// the body written to the file.
-    package func completeBuffered(
+    package nonisolated(nonsending) func completeBuffered(
         _ response: Response, sent length: Int64, reportingProgress: Bool = true
-    ) throws -> Response {
+    ) async throws -> Response {
         let limit =
             if case .file = destination { limits.maxDownloadBytes } else {
                 limits.maxResponseBytes
@@ -143,8 +147,14 @@ extension Transfer {
         metrics.bytesReceived = max(metrics.bytesReceived, received)
         metrics.responseStart = metrics.responseStart ?? responseStart
         // The one place a whole body in memory becomes a download, for every transport built on
-        // `send(_:)` and for stubs.
-        try response.data.write(to: url)
+        // `send(_:)` and for stubs. A large one is written on a thread of its own, never on Swift's
+        // cooperative pool (up to `maxDownloadBytes`, a write of seconds on a slow disk).
+        let data = response.data
+        if data.count <= Self.inlineWriteLimit {
+            try data.write(to: url)
+        } else {
+            try await BlockingIO.complete { _ in try data.write(to: url) }
+        }
         return response.withBody(Data(), fileURL: url, transferMetrics: metrics)
     }
 }

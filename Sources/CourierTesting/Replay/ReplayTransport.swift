@@ -149,7 +149,7 @@ public final class ReplayTransport: Transport, Sendable {
             if let stored = try await replay(request) {
                 if let failure = stored.entry.response.error { throw Self.error(failure) }
                 if stored.entry.response.cutShort == true { throw fail(cutShort(stored)) }
-                return try transfer.completeBuffered(
+                return try await transfer.completeBuffered(
                     Self.response(stored.entry, for: request), sent: Int64(request.httpBody?.count ?? 0))
             }
             guard mode == .recordMissing else { throw try await noMatch(request) }
