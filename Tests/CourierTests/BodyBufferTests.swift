@@ -67,6 +67,64 @@ import Testing
         buffer.terminate()
     }
 
+    /// A timer that fires only when told, and fires a deadline even once it was cancelled: a
+    /// deadline that came due just as its cancel was on the way.
+    final class LateTimer: DeadlineScheduling {
+        private let fires = Locked<[@Sendable () -> Void]>([])
+
+        func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
+            fires.withLock { fires in
+                fires.append(fire)
+                return UInt64(fires.count - 1)
+            }
+        }
+
+        func cancel(_ id: UInt64) {}
+
+        var scheduled: Int { fires.withLock { $0.count } }
+
+        func fire(_ id: Int) {
+            let fire = fires.withLock { $0[id] }
+            fire()
+        }
+    }
+
+    /// An idle deadline that fires after a chunk woke the reader (before the reader could cancel
+    /// it) ends nothing: the chunk is read, and so is everything after it.
+    @Test func anIdleDeadlineFiringAfterAChunkCameDropsNothing() async throws {
+        let buffer = BodyBuffer(limits: .default)
+        let timer = LateTimer()
+        buffer.setIdleTimeout(.seconds(5), timer: timer)
+        let reader = Task { try await buffer.next() }
+        #expect(await eventually { timer.scheduled == 1 })
+        buffer.write(Data("in time".utf8))
+        timer.fire(0)
+        #expect(try await reader.value == Data("in time".utf8))
+        #expect(buffer.write(Data("more".utf8)))
+        buffer.finish()
+        #expect(try await buffer.next() == Data("more".utf8))
+        #expect(try await buffer.next() == nil)
+    }
+
+    /// The deadline of a wait that is still going on ends the stream with `timedOut`.
+    @Test func theIdleDeadlineOfTheWaitGoingOnEndsTheStream() async throws {
+        let buffer = BodyBuffer(limits: .default)
+        let timer = LateTimer()
+        buffer.setIdleTimeout(.seconds(5), timer: timer)
+        #expect(buffer.write(Data("first".utf8)))
+        #expect(try await buffer.next() == Data("first".utf8))
+        let reader = Task { try await buffer.next() }
+        #expect(await eventually { timer.scheduled == 1 })
+        timer.fire(0)
+        await #expect {
+            try await reader.value
+        } throws: { error in
+            if case CourierError.timedOut(.seconds(5)) = error { return true }
+            return false
+        }
+        #expect(!buffer.write(Data("late".utf8)))
+    }
+
     @Test func noSpillFileIsEverVisible() async throws {
         let folder = FileManager.default.temporaryDirectory
         func spills() throws -> Set<String> {

@@ -66,6 +66,9 @@ final class BodyBuffer: Sendable {
         var claimed = false
         var idle: (timer: any DeadlineScheduling, after: Duration)?
         var idleDeadline: UInt64?
+        /// Counts the reader's waits that armed an idle deadline: a deadline fires only for the
+        /// wait it was armed for, while the reader still waits (see ``idlePassed(_:after:)``).
+        var idleWaits: UInt64 = 0
         var total: (timer: any DeadlineScheduling, id: UInt64)?
         var received: Int64 = 0
 
@@ -416,8 +419,8 @@ final class BodyBuffer: Sendable {
     private func waitForWriter() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let (resumeNow, idle) = state.withLock {
-                    state -> (Bool, (any DeadlineScheduling, Duration)?) in
+                let (resumeNow, idle, wait) = state.withLock {
+                    state -> (Bool, (any DeadlineScheduling, Duration)?, UInt64) in
                     // The cancel flag is read again here, under the lock the handler below takes:
                     // a cancel that came after `next()` looked at it, and whose handler ran before
                     // the waiter was stored, found nothing to resume (the flag is set before the
@@ -425,17 +428,18 @@ final class BodyBuffer: Sendable {
                     if state.hasChunks || (state.spill?.unread ?? 0) > 0 || state.end != nil || state.terminated
                         || Task.isCancelled
                     {
-                        return (true, nil)
+                        return (true, nil, 0)
                     }
                     state.waiter = continuation
-                    return (false, state.idle)
+                    if state.idle != nil { state.idleWaits &+= 1 }
+                    return (false, state.idle, state.idleWaits)
                 }
                 if resumeNow {
                     continuation.resume()
                     return
                 }
                 if let (timer, duration) = idle {
-                    let id = timer.schedule(after: duration) { [weak self] in self?.fail(.timedOut(duration)) }
+                    let id = timer.schedule(after: duration) { [weak self] in self?.idlePassed(wait, after: duration) }
                     let stale = state.withLock { state -> UInt64? in
                         guard state.waiter != nil, !state.terminated else { return id }
                         let previous = state.idleDeadline
@@ -459,6 +463,24 @@ final class BodyBuffer: Sendable {
             return (timer, id)
         }
         if let (timer, id) = idle { timer.cancel(id) }
+    }
+
+    /// The idle deadline of the reader's wait number `wait` passed. It ends the stream only if
+    /// the reader is still in that wait: a chunk (or the end) that came first woke the reader,
+    /// and a deadline that fires before the woken reader has cancelled it would otherwise throw
+    /// that chunk away with the buffer and answer `timedOut`.
+    /// Decided and ended in one step under the lock: from then on writes are refused, so nothing
+    /// that arrives is dropped unread.
+    private func idlePassed(_ wait: UInt64, after duration: Duration) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter, state.idleWaits == wait, state.end == nil else { return nil }
+            state.end = .some(.timedOut(duration))
+            state.waiter = nil
+            return waiter
+        }
+        guard let waiter else { return }
+        waiter.resume()
+        terminate()
     }
 
     // MARK: The file
