@@ -81,6 +81,33 @@ import Testing
         }
     }
 
+    /// A removal asked for while the write of the same entry is still going on lands after it:
+    /// the invalidation after an unsafe request is not undone by a store that began before it.
+    /// (The removal is asked for from the storage's own executor the moment the store waits for
+    /// its thread; a 4 MiB write takes longer than an unlink.)
+    @Test func aRemovalAskedForDuringAWriteLandsAfterIt() async throws {
+        try await Self.withFolder { folder in
+            let storage = try DiskCacheStorage(folder: folder)
+            for round in 0..<3 {
+                let entry = Self.entry("big-\(round)", body: 4 << 20)
+                await storage.storeWhileRemoving(entry, forKey: Self.key(entry))
+                #expect(await storage.response(forKey: Self.key(entry)) == nil, "round \(round)")
+                #expect(Self.files(in: folder).isEmpty, "round \(round)")
+            }
+        }
+    }
+
+    /// `removeAll()` waits for the writes asked for before it.
+    @Test func removeAllLandsAfterTheWritesBeforeIt() async throws {
+        try await Self.withFolder { folder in
+            let storage = try DiskCacheStorage(folder: folder)
+            let entry = Self.entry("big", body: 4 << 20)
+            await storage.storeWhileRemovingAll(entry, forKey: Self.key(entry))
+            #expect(await storage.response(forKey: Self.key(entry)) == nil)
+            #expect(Self.files(in: folder).isEmpty)
+        }
+    }
+
     @Test func corruptAndTruncatedFilesAreMissesAndRemoved() async throws {
         try await Self.withFolder { folder in
             let storage = try DiskCacheStorage(folder: folder)
@@ -242,5 +269,21 @@ import Testing
             #expect(names.allSatisfy { $0.hasSuffix(".courier-cache") })  // no temporary file left behind
             #expect(names.count <= 8)
         }
+    }
+}
+
+extension DiskCacheStorage {
+    /// Stores `entry`, and asks for its removal once the store waits for its file work (the task
+    /// made here runs on this actor as soon as the store suspends).
+    fileprivate func storeWhileRemoving(_ entry: CachedResponse, forKey key: String) async {
+        let removal = Task { await self.removeResponse(forKey: key) }
+        await store(entry, forKey: key)
+        await removal.value
+    }
+
+    fileprivate func storeWhileRemovingAll(_ entry: CachedResponse, forKey key: String) async {
+        let removal = Task { await self.removeAll() }
+        await store(entry, forKey: key)
+        await removal.value
     }
 }

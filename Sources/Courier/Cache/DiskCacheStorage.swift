@@ -20,7 +20,9 @@ import Foundation
 ///   planted in the folder is never followed out of it (it is a miss, left alone).
 /// - Only files it names are read, evicted or removed (``removeAll()`` too): other files in the
 ///   folder are never touched.
-/// - File I/O runs off Swift's cooperative threads.
+/// - File I/O runs off Swift's cooperative threads. The work on one response's file lands in the
+///   order it was asked for (a removal never overtakes a write asked for before it), and
+///   ``removeAll()`` after every write asked for before it.
 /// - Safe to share between providers, and two storages on one folder in one process stay correct
 ///   (each may evict the other's files; the total is re-counted from the folder when it may be
 ///   over the limit).
@@ -36,6 +38,29 @@ public actor DiskCacheStorage: CacheStorage {
     /// The last modification time this storage gave a file: each use gets a later one, so the
     /// least recently used is known even when the file system's clock is coarser than the uses.
     private var lastStamp: Double = 0
+
+    /// The last file work asked for on each file, running or waiting its turn: work on one file
+    /// runs in the order it was asked for. The actor lets a second call in while the first waits
+    /// for its thread, and the unlink of an invalidation (``removeResponse(forKey:)``) that
+    /// overtook a write still going on let the entry it removed come back.
+    private var lastWork: [String: (id: UInt64, wait: @Sendable () async -> Void)] = [:]
+    private var workSerial: UInt64 = 0
+
+    /// Runs `work` on a thread of its own once the work asked for before on `file` has ended, and
+    /// waits for it whatever happens to the caller (the next work on the file waits for it too).
+    private func inOrder<T: Sendable>(on file: String, _ work: @escaping @Sendable () -> T) async -> T? {
+        let previous = lastWork[file]?.wait
+        let task = Task { () -> T? in
+            await previous?()
+            return try? await BlockingIO.complete { _ in work() }
+        }
+        workSerial &+= 1
+        let id = workSerial
+        lastWork[file] = (id, { _ = await task.value })
+        let result = await task.value
+        if lastWork[file]?.id == id { lastWork[file] = nil }
+        return result
+    }
 
     private func nextStamp() -> Double {
         lastStamp = max(Date().timeIntervalSince1970, lastStamp + 0.000_001)
@@ -98,14 +123,14 @@ public actor DiskCacheStorage: CacheStorage {
         let file = path + "/" + Self.fileName(for: key)
         let maxSize = CacheEntryCodec.maxFileSize(limits)
         let stamp = nextStamp()
-        let read = try? await BlockingIO.run { _ in Self.readFile(file, maxSize: maxSize, key: key, stamp: stamp) }
+        let read = await inOrder(on: file) { Self.readFile(file, maxSize: maxSize, key: key, stamp: stamp) }
         guard let read else { return nil }
         switch read {
         case .found(let response): return response
         case .absent: return nil
         case .corrupt:
             // A regular file with the name this storage gives its files, that does not decode.
-            _ = try? await BlockingIO.run { _ in unlink(file) }
+            _ = await inOrder(on: file) { unlink(file) }
             return nil
         }
     }
@@ -116,13 +141,12 @@ public actor DiskCacheStorage: CacheStorage {
         guard limits.admits(response), let parts = CacheEntryCodec.encodeParts(response),
             parts.reduce(0, { $0 + $1.count }) <= CacheEntryCodec.maxFileSize(limits)
         else {
-            _ = try? await BlockingIO.run { _ in Self.removeRegularFile(file) }
+            _ = await inOrder(on: file) { Self.removeRegularFile(file) }
             return
         }
         let (folder, stamp) = (path, nextStamp())
         let written =
-            (try? await BlockingIO.run { _ in Self.writeAtomically(parts, to: file, in: folder, stamp: stamp) })
-            ?? false
+            await inOrder(on: file) { Self.writeAtomically(parts, to: file, in: folder, stamp: stamp) } ?? false
         guard written else { return }
         // The first write counts the folder: it may hold files from an earlier run.
         let unknown = self.estimate == nil
@@ -137,10 +161,12 @@ public actor DiskCacheStorage: CacheStorage {
 
     public func removeResponse(forKey key: String) async {
         let file = path + "/" + Self.fileName(for: key)
-        _ = try? await BlockingIO.run { _ in Self.removeRegularFile(file) }
+        _ = await inOrder(on: file) { Self.removeRegularFile(file) }
     }
 
     public func removeAll() async {
+        // After every file work asked for before it: a write still going on would outlive it.
+        for work in lastWork.values { await work.wait() }
         let folder = path
         _ = try? await BlockingIO.run { _ in
             for file in Self.listing(folder) { unlink(folder + "/" + file.name) }
