@@ -95,12 +95,20 @@ struct FileChunks: AsyncSequence, Sendable {
             return part
         }
 
+        /// Opened on the caller's thread, so never waiting: `O_NONBLOCK` (which reads of a regular
+        /// file ignore), then refused unless it is a regular file. The size was checked before,
+        /// but a FIFO put in the file's place since then would hold the open until a writer came.
         private static func open(_ url: URL) throws -> Descriptor {
-            let descriptor = systemOpen(url.path, O_RDONLY | O_CLOEXEC)
+            let descriptor = systemOpen(url.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard descriptor >= 0 else {
                 throw FileBodyFailure.unreadable(url, reason: String(cString: strerror(errno)))
             }
-            return Descriptor(descriptor)
+            let file = Descriptor(descriptor)
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                throw FileBodyFailure.notARegularFile(url)
+            }
+            return file
         }
     }
 }
