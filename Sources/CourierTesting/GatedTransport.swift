@@ -29,7 +29,10 @@ public final class GatedTransport: Transport, Sendable {
         var nextID = 0
         var calls = 0
         var cancellations = 0
-        var signals: [(condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        typealias Signal = (
+            id: Int, condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>
+        )
+        var signals: [Signal] = []
 
         /// The signals whose condition now holds, removed.
         mutating func ready() -> [CheckedContinuation<Void, Never>] {
@@ -99,12 +102,14 @@ public final class GatedTransport: Transport, Sendable {
         return try answer.get()
     }
 
-    /// Returns once at least `count` requests are waiting.
+    /// Returns once at least `count` requests are waiting, or at once when the calling task is
+    /// cancelled (a test past its time limit ends instead of hanging).
     public func waitForRequests(_ count: Int = 1) async {
         await signal { waiting, _ in waiting >= count }
     }
 
-    /// Returns once at least `count` waiting requests were cancelled.
+    /// Returns once at least `count` waiting requests were cancelled, or at once when the calling
+    /// task is cancelled.
     public func waitForCancellations(_ count: Int = 1) async {
         await signal { _, cancelled in cancelled >= count }
     }
@@ -133,13 +138,25 @@ public final class GatedTransport: Transport, Sendable {
     }
 
     private func signal(_ condition: @escaping @Sendable (Int, Int) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state in
-                if condition(state.waiting.count, state.cancellations) { return true }
-                state.signals.append((condition, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let holds = state.withLock { state in
+                    if Task.isCancelled || condition(state.waiting.count, state.cancellations) { return true }
+                    state.signals.append((id, condition, continuation))
+                    return false
+                }
+                if holds { continuation.resume() }
             }
-            if holds { continuation.resume() }
+        } onCancel: {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.signals.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.signals.remove(at: index).continuation
+            }
+            continuation?.resume()
         }
     }
 }

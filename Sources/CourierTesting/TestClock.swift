@@ -37,7 +37,7 @@ public final class TestClock: Clock, Sendable {
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         var cancelledBeforeSleeping: Set<Int> = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Locked(State())
@@ -57,6 +57,8 @@ public final class TestClock: Clock, Sendable {
             defer { state.nextID += 1 }
             return state.nextID
         }
+        // A cancel that came once the sleep was over left its mark for nothing.
+        defer { state.withLock { _ = $0.cancelledBeforeSleeping.remove(id) } }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Outcome { case wake, cancelled, sleep([CheckedContinuation<Void, Never>]) }
@@ -98,16 +100,29 @@ public final class TestClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Returns once at least `count` tasks are asleep on this clock.
+    /// Returns once at least `count` tasks are asleep on this clock, or at once when the calling
+    /// task is cancelled (a test past its time limit ends instead of hanging).
     /// - Parameter count: How many sleepers to wait for. Default: 1.
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.sleepers.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if Task.isCancelled || state.sleepers.count >= count { return true }
+                    state.waiters.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 }
