@@ -46,7 +46,10 @@ actor FixtureWriter {
         await turn(key)
         do {
             let fresh = anew ? await startAnew(key) : false
-            try await BlockingIO.run { _ in try Self.write(entry, to: fixture, fresh: fresh) }
+            // Waited for even when the caller is cancelled: the turn passes on only once the
+            // write has ended, or the next writer could take the folder's lock first and the
+            // first write (starting the file anew) would drop its entry.
+            try await BlockingIO.complete { _ in try Self.write(entry, to: fixture, fresh: fresh) }
         } catch {
             await done(key)
             throw error
