@@ -106,11 +106,14 @@ import Testing
         #expect(try await buffer.next() == nil)
     }
 
-    /// The deadline of a wait that is still going on ends the stream with `timedOut`.
+    /// The deadline of a wait that is still going on ends the stream with `timedOut`, and the
+    /// call's end (plugins' `didFinish`, a traffic slot) has run by the time `next()` throws.
     @Test func theIdleDeadlineOfTheWaitGoingOnEndsTheStream() async throws {
         let buffer = BodyBuffer(limits: .default)
         let timer = LateTimer()
         buffer.setIdleTimeout(.seconds(5), timer: timer)
+        let ended = Locked<CourierError??>(nil)
+        await buffer.onEnd { outcome in ended.withLock { $0 = .some(outcome) } }
         #expect(buffer.write(Data("first".utf8)))
         #expect(try await buffer.next() == Data("first".utf8))
         let reader = Task { try await buffer.next() }
@@ -121,6 +124,10 @@ import Testing
         } throws: { error in
             if case CourierError.timedOut(.seconds(5)) = error { return true }
             return false
+        }
+        guard case .timedOut(.seconds(5))?? = ended.withLock({ $0 }) else {
+            Issue.record("the call's end had not run when next() threw: \(String(describing: ended.withLock { $0 }))")
+            return
         }
         #expect(!buffer.write(Data("late".utf8)))
     }

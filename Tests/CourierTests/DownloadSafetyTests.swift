@@ -69,6 +69,71 @@ import Testing
         #expect(folder.contents == ["copy.bin"])
     }
 
+    /// Answers each download once the test lets it, whether its call is still waiting or not (a
+    /// transport that never looks at cancellation): the body written to the transfer's file.
+    final class LateTransport: Transport {
+        private let state = Locked<(held: CheckedContinuation<Void, Never>?, file: URL?, open: Bool)>((nil, nil, false))
+
+        func send(_ transfer: Transfer) async throws -> Response {
+            if case .file(let url) = transfer.destination { state.withLock { $0.file = url } }
+            await withCheckedContinuation { continuation in
+                let go = state.withLock { state in
+                    if !state.open { state.held = continuation }
+                    return state.open
+                }
+                if go { continuation.resume() }
+            }
+            let response = try await transfer.sendBuffered {
+                Response(statusCode: 200, data: Data("late".utf8), request: $0)
+            }
+            answered.withLock { $0 = true }
+            return response
+        }
+
+        /// The body is in the temporary file and the answer on its way back.
+        let answered = Locked(false)
+
+        var arrived: Bool { state.withLock { $0.held != nil } }
+        var file: URL? { state.withLock { $0.file } }
+
+        func release() {
+            let held = state.withLock { state in
+                state.open = true
+                defer { state.held = nil }
+                return state.held
+            }
+            held?.resume()
+        }
+    }
+
+    /// A download whose answer comes after the call's deadline passed is not put in its place:
+    /// the caller was told `timedOut`, so the folder stays empty and the temporary file goes.
+    @Test func aDownloadAnsweredAfterTheCallTimeoutLeavesNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = TestClock()
+        let transport = LateTransport()
+        let provider = Provider<Download>(transport: transport, clock: clock, callTimeout: .seconds(3))
+        let call = Task {
+            try await provider.request(Download(destination: .folder(folder.url) { _, _ in "late.bin" }))
+        }
+        #expect(await eventually { transport.arrived })
+        clock.advance(by: .seconds(3))
+        guard case .timedOut? = (await call.result).failure as? CourierError else {
+            Issue.record("expected timedOut")
+            transport.release()
+            return
+        }
+        let temporary = try #require(transport.file)
+        transport.release()
+        #expect(
+            await eventually {
+                transport.answered.withLock { $0 } && !FileManager.default.fileExists(atPath: temporary.path)
+            })
+        #expect(folder.contents.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: temporary.path))
+    }
+
     /// A cancelled caller's copy stops: `cancelled`, nothing in the folder (the staged copy is
     /// removed), and the temporary file is still there for the caller to remove.
     @Test(.enabled(if: otherFileSystem != nil, "needs /dev/shm on another file system than the temporary folder"))

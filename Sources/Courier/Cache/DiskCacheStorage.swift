@@ -46,20 +46,34 @@ public actor DiskCacheStorage: CacheStorage {
     private var lastWork: [String: (id: UInt64, wait: @Sendable () async -> Void)] = [:]
     private var workSerial: UInt64 = 0
 
-    /// Runs `work` on a thread of its own once the work asked for before on `file` has ended, and
-    /// waits for it whatever happens to the caller (the next work on the file waits for it too).
+    /// Runs `work` on a thread of its own once the work asked for before on `file` has ended. The
+    /// work goes on in its turn whatever happens to the caller (the next work on the file waits
+    /// for it); a cancelled caller is answered at once with `nil`.
     private func inOrder<T: Sendable>(on file: String, _ work: @escaping @Sendable () -> T) async -> T? {
         let previous = lastWork[file]?.wait
-        let task = Task { () -> T? in
-            await previous?()
-            return try? await BlockingIO.complete { _ in work() }
-        }
         workSerial &+= 1
         let id = workSerial
+        let task = Task { () -> T? in
+            await previous?()
+            let result = try? await BlockingIO.complete { _ in work() }
+            if lastWork[file]?.id == id { lastWork[file] = nil }
+            return result
+        }
         lastWork[file] = (id, { _ = await task.value })
-        let result = await task.value
-        if lastWork[file]?.id == id { lastWork[file] = nil }
-        return result
+        return await Self.value(of: task)
+    }
+
+    /// The task's value, or `nil` as soon as the calling task is cancelled.
+    private nonisolated static func value<T: Sendable>(of task: Task<T?, Never>) async -> T? {
+        let race = FirstResult<T?>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                race.begin(continuation)
+                Task { _ = race.finish(await task.value) }
+            }
+        } onCancel: {
+            _ = race.finish(nil)
+        }
     }
 
     private func nextStamp() -> Double {
@@ -129,8 +143,8 @@ public actor DiskCacheStorage: CacheStorage {
         case .found(let response): return response
         case .absent: return nil
         case .corrupt:
-            // A regular file with the name this storage gives its files, that does not decode.
-            _ = await inOrder(on: file) { unlink(file) }
+            // A regular file with the name this storage gives its files, that does not decode: the
+            // read removed it.
             return nil
         }
     }
@@ -204,7 +218,20 @@ public actor DiskCacheStorage: CacheStorage {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .absent }
-        let size = Int(status.st_size)
+        let result = decodeFile(descriptor, size: Int(status.st_size), maxSize: maxSize, key: key, stamp: stamp)
+        // Removed in the same work as the read, and only the very file that was read: a removal
+        // asked for afterwards would run after a write asked for meanwhile, and take the good
+        // file it put there.
+        if case .corrupt = result {
+            var now = stat()
+            if lstat(file, &now) == 0, now.st_dev == status.st_dev, now.st_ino == status.st_ino { unlink(file) }
+        }
+        return result
+    }
+
+    private static func decodeFile(
+        _ descriptor: Int32, size: Int, maxSize: Int, key: String, stamp: Double
+    ) -> ReadResult {
         guard size <= maxSize else { return .corrupt }
         // Read in parts, so that the body is read into a buffer of its own and kept as it is (a
         // whole-file buffer would be copied once more to give the body indices from zero).

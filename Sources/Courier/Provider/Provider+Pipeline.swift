@@ -33,7 +33,14 @@ extension Provider {
         let stages: @Sendable () async -> Result<CallAnswer, CourierError> = {
             await self.performStages(plan, target: target)
         }
-        return await Deadline.run(within: callTimeout, timer: deadlines, discarded: { $0.discard() }, stages)
+        // A download the stages put in place after the caller was answered is removed: the caller
+        // was told it failed (as `within` does for an attempt's deadline).
+        return await Deadline.run(
+            within: callTimeout, timer: deadlines,
+            discarded: { answer in
+                if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }
+                answer.discard()
+            }, stages)
     }
 
     /// The driver: runs the stages before the first send, then does what the call's

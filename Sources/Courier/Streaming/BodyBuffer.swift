@@ -480,7 +480,8 @@ final class BodyBuffer: Sendable {
         }
         guard let waiter else { return }
         waiter.resume()
-        terminate()
+        // The reader wakes to the end and runs the call's end itself, before `next()` throws.
+        terminate(leavingEndToReader: true)
     }
 
     // MARK: The file

@@ -144,8 +144,10 @@ public struct DownloadDestination: Sendable, Hashable {
     ///
     /// Done on a thread of its own, never on Swift's cooperative pool: into another file system
     /// (a temporary folder on tmpfs, the destination on disk) the move is a copy of the whole
-    /// file. It is waited for, so the answer says where the file is; a cancel stops a copy at its
-    /// next megabyte, removes what it wrote and throws ``CourierError/cancelled``.
+    /// file. It is waited for; a cancel that came before the file is placed (or during a copy, at
+    /// its next megabyte) places nothing, removes what a copy wrote and throws
+    /// ``CourierError/cancelled``. (A call whose deadline passed while the file was placed
+    /// removes it: see `Provider.perform`.)
     nonisolated(nonsending) func move(_ temporaryURL: URL, to placement: Placement) async throws(CourierError) {
         let createFolders = options.contains(.createIntermediateDirectories)
         let replace = options.contains(.removePreviousFile)

@@ -33,6 +33,8 @@ enum SafeFiles {
             folder = next
         }
         let destination = location.appendingPathComponent(name)
+        // A caller cancelled by now gets nothing placed (a copy checks again as it goes).
+        if isCancelled() { throw CancellationError() }
         try place(source, named: name, in: folder, destination: destination, replace: replace, isCancelled: isCancelled)
     }
 
