@@ -102,6 +102,9 @@ public final class GatedTransport: Transport, Sendable {
         return try answer.get()
     }
 
+    /// How many `waitFor…` calls are waiting (tests of the transport itself).
+    var signalCount: Int { state.withLock { $0.signals.count } }
+
     /// Returns once at least `count` requests are waiting, or at once when the calling task is
     /// cancelled (a test past its time limit ends instead of hanging).
     public func waitForRequests(_ count: Int = 1) async {

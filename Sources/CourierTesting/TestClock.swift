@@ -50,6 +50,9 @@ public final class TestClock: Clock, Sendable {
     /// How many tasks are asleep on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// How many ``waitForSleepers(_:)`` calls are waiting (tests of the clock itself).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Suspends until ``advance(by:)`` reaches `deadline`, or throws `CancellationError` when the
     /// task is cancelled.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
