@@ -29,17 +29,14 @@ public final class GatedTransport: Transport, Sendable {
         var nextID = 0
         var calls = 0
         var cancellations = 0
-        typealias Signal = (
-            id: Int, condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>
-        )
-        var signals: [Signal] = []
+        /// `waitFor…` calls, each with its condition on (waiting, cancelled) requests.
+        var signals = ConditionWaiters<Condition>()
+        typealias Condition = @Sendable (_ waiting: Int, _ cancelled: Int) -> Bool
 
         /// The signals whose condition now holds, removed.
         mutating func ready() -> [CheckedContinuation<Void, Never>] {
             let (waitingCount, cancelled) = (waiting.count, cancellations)
-            let ready = signals.filter { $0.condition(waitingCount, cancelled) }.map(\.continuation)
-            signals.removeAll { $0.condition(waitingCount, cancelled) }
-            return ready
+            return signals.ready { $0(waitingCount, cancelled) }
         }
     }
 
@@ -140,26 +137,9 @@ public final class GatedTransport: Transport, Sendable {
         for (_, entry) in waiting { entry.continuation.resume() }
     }
 
-    private func signal(_ condition: @escaping @Sendable (Int, Int) -> Bool) async {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let holds = state.withLock { state in
-                    if Task.isCancelled || condition(state.waiting.count, state.cancellations) { return true }
-                    state.signals.append((id, condition, continuation))
-                    return false
-                }
-                if holds { continuation.resume() }
-            }
-        } onCancel: {
-            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let index = state.signals.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.signals.remove(at: index).continuation
-            }
-            continuation?.resume()
+    private func signal(_ condition: @escaping State.Condition) async {
+        await state.wait(in: \.signals, for: condition) { state, condition in
+            condition(state.waiting.count, state.cancellations)
         }
     }
 }

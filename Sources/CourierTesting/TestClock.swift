@@ -37,7 +37,8 @@ public final class TestClock: Clock, Sendable {
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         var cancelledBeforeSleeping: Set<Int> = []
-        var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// ``waitForSleepers(_:)`` calls, each with the sleeper count it waits for.
+        var waiters = ConditionWaiters<Int>()
     }
 
     private let state = Locked(State())
@@ -70,9 +71,7 @@ public final class TestClock: Clock, Sendable {
                     if deadline <= state.now { return .wake }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     let count = state.sleepers.count
-                    let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
-                    state.waiters.removeAll { $0.count <= count }
-                    return .sleep(ready)
+                    return .sleep(state.waiters.ready { $0 <= count })
                 }
                 switch outcome {
                 case .wake: continuation.resume()
@@ -107,25 +106,6 @@ public final class TestClock: Clock, Sendable {
     /// task is cancelled (a test past its time limit ends instead of hanging).
     /// - Parameter count: How many sleepers to wait for. Default: 1.
     public func waitForSleepers(_ count: Int = 1) async {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state in
-                    if Task.isCancelled || state.sleepers.count >= count { return true }
-                    state.waiters.append((id, count, continuation))
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index).continuation
-            }
-            waiter?.resume()
-        }
+        await state.wait(in: \.waiters, for: count) { state, count in state.sleepers.count >= count }
     }
 }

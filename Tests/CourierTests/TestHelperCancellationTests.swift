@@ -59,4 +59,39 @@ import Testing
         await call.value
         #expect(transport.signalCount == 0)
     }
+
+    @Test(arguments: [true, false]) func waitForRecordingsEndsWhenCancelled(waiting: Bool) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let recorder = ReplayTransport(
+            fixture: folder.url.appendingPathComponent("open.har"), mode: .record,
+            upstream: ReplayHardeningTests.LiveFeed(events: ["data: 1\n\n"]))
+        let request = URLRequest(url: URL(string: "https://api.example.com/v1/feed")!)
+        // The feed stays open while its reader is here: its recording is not written yet.
+        let (leave, leaving) = AsyncStream<Void>.makeStream()
+        let streaming = Locked(false)
+        let reader = Task {
+            let body = try await recorder.stream(Transfer(request: request)).body
+            streaming.withLock { $0 = true }
+            for await _ in leave { break }
+            for try await _ in body { break }
+        }
+        #expect(await eventually { streaming.withLock { $0 } })
+        let ended = Locked(false)
+        let call = Task {
+            await recorder.waitForRecordings()
+            ended.withLock { $0 = true }
+        }
+        if waiting { #expect(await eventually { recorder.recordingWaiterCount == 1 }) }
+        call.cancel()
+        let endedAlone = await eventually({ ended.withLock { $0 } }, tries: 100_000)
+        #expect(endedAlone, "waitForRecordings went on waiting after its task was cancelled")
+        // The reader leaves: the recording is written, and a later wait is answered as usual.
+        leaving.yield()
+        try await reader.value
+        await call.value
+        #expect(recorder.recordingWaiterCount == 0)
+        await recorder.waitForRecordings()
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("open.har").path))
+    }
 }

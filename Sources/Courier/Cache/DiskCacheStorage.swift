@@ -60,20 +60,7 @@ public actor DiskCacheStorage: CacheStorage {
             return result
         }
         lastWork[file] = (id, { _ = await task.value })
-        return await Self.value(of: task)
-    }
-
-    /// The task's value, or `nil` as soon as the calling task is cancelled.
-    private nonisolated static func value<T: Sendable>(of task: Task<T?, Never>) async -> T? {
-        let race = FirstResult<T?>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                race.begin(continuation)
-                Task { _ = race.finish(await task.value) }
-            }
-        } onCancel: {
-            _ = race.finish(nil)
-        }
+        return await FirstResult.value(of: { await task.value }, orOnCancel: nil)
     }
 
     private func nextStamp() -> Double {

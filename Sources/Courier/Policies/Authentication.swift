@@ -275,28 +275,19 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     private nonisolated static func value(
         of task: Task<A.Credential, any Error>
     ) async -> Result<Void, CourierError> {
-        let race = FirstResult<Result<Void, CourierError>>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                race.begin(continuation)
-                Task {
-                    let result: Result<Void, CourierError>
-                    do {
-                        _ = try await task.value
-                        result = .success(())
-                    } catch let error as CourierError {
-                        result = .failure(.authentication(.refreshFailed(error)))
-                    } catch is CancellationError {
-                        result = .failure(.cancelled)
-                    } catch {
-                        result = .failure(.authentication(.refreshFailed(error)))
-                    }
-                    race.finish(result)
+        await FirstResult.value(
+            of: {
+                do {
+                    _ = try await task.value
+                    return .success(())
+                } catch let error as CourierError {
+                    return .failure(.authentication(.refreshFailed(error)))
+                } catch is CancellationError {
+                    return .failure(.cancelled)
+                } catch {
+                    return .failure(.authentication(.refreshFailed(error)))
                 }
-            }
-        } onCancel: {
-            race.finish(.failure(.cancelled))
-        }
+            }, orOnCancel: .failure(.cancelled))
     }
 }
 

@@ -36,3 +36,23 @@ final class FirstResult<Value: Sendable>: Sendable {
     /// Whether an answer was given.
     var isFinished: Bool { state.withLock { $0.result != nil } }
 }
+
+extension FirstResult {
+    /// `operation`'s value, or `cancelled` as soon as the calling task is cancelled (also when it
+    /// was cancelled before the call). `operation` runs in a task of its own and is never
+    /// cancelled from here: whoever owns the work it waits for decides whether that goes on. A
+    /// value that comes after the caller was answered is dropped.
+    static func value(
+        of operation: @escaping @Sendable () async -> Value, orOnCancel cancelled: Value
+    ) async -> Value {
+        let race = FirstResult<Value>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                race.begin(continuation)
+                Task { race.finish(await operation()) }
+            }
+        } onCancel: {
+            race.finish(cancelled)
+        }
+    }
+}

@@ -36,8 +36,7 @@ extension ReplayTransport {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.pendingRecordings -= 1
             guard state.pendingRecordings == 0 else { return [] }
-            defer { state.recordingWaiters = [] }
-            return state.recordingWaiters
+            return state.recordingWaiters.ready { true }
         }
         for waiter in waiters { waiter.resume() }
     }

@@ -74,7 +74,7 @@ public final class ReplayTransport: Transport, Sendable {
         var uses: [Int] = []
         /// Recordings started and not yet written, and who waits for them to be.
         var pendingRecordings = 0
-        var recordingWaiters: [CheckedContinuation<Void, Never>] = []
+        var recordingWaiters = ConditionWaiters<Void>()
         var upstream: (any Transport)?
     }
 
@@ -203,17 +203,14 @@ public final class ReplayTransport: Transport, Sendable {
     /// Waits until every exchange this transport began to record is written to the fixture —
     /// including a stream whose reader left early, which is written after the reader left.
     ///
-    /// Call it before reading the fixture, or replaying it, in the same test.
+    /// Call it before reading the fixture, or replaying it, in the same test. Returns at once when
+    /// the calling task is cancelled (a test past its time limit ends instead of hanging).
     public func waitForRecordings() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.pendingRecordings > 0 else { return true }
-                state.recordingWaiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await state.wait(in: \.recordingWaiters, for: ()) { state, _ in state.pendingRecordings == 0 }
     }
+
+    /// How many ``waitForRecordings()`` calls are waiting (tests of the transport itself).
+    var recordingWaiterCount: Int { state.withLock { $0.recordingWaiters.count } }
 
     private func noMatch(_ request: URLRequest) async throws -> ReplayError {
         let entries = try await load()
