@@ -166,6 +166,23 @@ import Testing
         #expect(try await next.value.statusCode == 200)
     }
 
+    /// The tests' wait for a state of the queue ends when its task is cancelled (`waiting`: once it
+    /// is registered, or before), so a test past its time limit fails instead of hanging.
+    @Test(arguments: [true, false]) func aTestsWaitForTheQueueEndsWhenCancelled(waiting: Bool) async throws {
+        let provider = Provider<Call>(transport: CountingTransport(), traffic: TrafficPolicy(maxRequests: 1))
+        let traffic = try control(provider)
+        let ended = Locked(false)
+        let call = Task {
+            await traffic.waitFor { waiting, _ in waiting == 1 }
+            ended.withLock { $0 = true }
+        }
+        if waiting { #expect(await eventually { traffic.signalCount == 1 }) }
+        call.cancel()
+        #expect(await eventually({ ended.withLock { $0 } }, tries: 100_000))
+        await call.value
+        #expect(traffic.signalCount == 0)
+    }
+
     @Test func aWaiterWhoseDeadlinePassesLeavesTheQueue() async throws {
         let clock = TestClock()
         let transport = CountingTransport()

@@ -20,20 +20,20 @@ final class TrafficController: Sendable {
         var pauseWait: Duration = .zero
     }
 
+    /// A test's condition on the queue (see ``waitFor(_:)``).
+    typealias Condition = @Sendable (_ waiting: Int, _ inFlight: Int) -> Bool
+
     private struct State: Sendable {
         var queue: TrafficQueue
         var waiting: [UInt64: CheckedContinuation<SlotOutcome, Never>] = [:]
         var nextID: UInt64 = 0
         /// Tests waiting for a state of the queue (``waitFor(_:)``).
-        var signals: [(condition: @Sendable (Int, Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var signals = ConditionWaiters<Condition>()
 
         /// The signals whose condition now holds, removed.
         mutating func ready() -> [CheckedContinuation<Void, Never>] {
-            guard !signals.isEmpty else { return [] }
             let (waiting, inFlight) = (queue.waitingCount, queue.inFlight)
-            let ready = signals.filter { $0.condition(waiting, inFlight) }.map(\.continuation)
-            signals.removeAll { $0.condition(waiting, inFlight) }
-            return ready
+            return signals.ready { $0(waiting, inFlight) }
         }
     }
 
@@ -55,17 +55,16 @@ final class TrafficController: Sendable {
     var inFlight: Int { state.withLock { $0.queue.inFlight } }
 
     /// Returns once `condition(waiting, inFlight)` holds: how many calls wait for a slot, and the
-    /// slots in flight (in weight). For tests, which wait for a known state instead of sleeping.
-    func waitFor(_ condition: @escaping @Sendable (_ waiting: Int, _ inFlight: Int) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state in
-                if condition(state.queue.waitingCount, state.queue.inFlight) { return true }
-                state.signals.append((condition, continuation))
-                return false
-            }
-            if holds { continuation.resume() }
+    /// slots in flight (in weight), or at once when the calling task is cancelled. For tests, which
+    /// wait for a known state instead of sleeping.
+    func waitFor(_ condition: @escaping Condition) async {
+        await state.wait(in: \.signals, for: condition) { state, condition in
+            condition(state.queue.waitingCount, state.queue.inFlight)
         }
     }
+
+    /// How many ``waitFor(_:)`` calls are waiting.
+    var signalCount: Int { state.withLock { $0.signals.count } }
 
     /// `scheme://host:port` of a request, lowercased, the port filled in from the scheme (443 for
     /// `https` and `wss`, 80 otherwise); user info is not part of it, an IP literal is written

@@ -1,22 +1,28 @@
-import Courier
+import Foundation
 
-/// Tasks waiting until a condition on a test helper's locked state holds
-/// (``TestClock/waitForSleepers(_:)``, ``GatedTransport/waitForRequests(_:)``,
-/// ``ReplayTransport/waitForRecordings()``). Each is answered once: when its condition holds, or
-/// at once when its task is cancelled, so a test past its time limit fails instead of hanging CI.
+/// Tasks waiting until a condition on some locked state holds: tests waiting for a known state
+/// instead of sleeping (CourierTesting's `TestClock.waitForSleepers`,
+/// `GatedTransport.waitForRequests`, `ReplayTransport.waitForRecordings`, and the traffic
+/// controller's `waitFor`). Each is answered once: when its condition holds, or at once when its
+/// task is cancelled, so a test past its time limit fails instead of hanging CI.
 ///
-/// It lives in the helper's state, behind the helper's own lock, so a condition is checked and a
-/// waiter stored in the same step as the change that makes it hold: no wake-up is lost.
-struct ConditionWaiters<Condition: Sendable>: Sendable {
+/// It lives in the owner's state, behind the owner's lock, so a condition is checked and a waiter
+/// stored in the same step as the change that makes it hold: no wake-up is lost.
+package struct ConditionWaiters<Condition: Sendable>: Sendable {
     private var nextID = 0
+
+    package init() {}
     private var entries: [(id: Int, condition: Condition, continuation: CheckedContinuation<Void, Never>)] = []
 
     /// How many tasks are waiting.
-    var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Removes the waiters whose condition now holds and returns them, to be resumed outside the
     /// lock.
-    mutating func ready(_ holds: (Condition) -> Bool) -> [CheckedContinuation<Void, Never>] {
+    package mutating func ready(_ holds: (Condition) -> Bool) -> [CheckedContinuation<Void, Never>] {
+        // Nobody waits, as outside tests: nothing to check (the traffic queue calls this for
+        // every slot it grants).
+        guard !entries.isEmpty else { return [] }
         var ready: [CheckedContinuation<Void, Never>] = []
         entries.removeAll { entry in
             guard holds(entry.condition) else { return false }
@@ -45,7 +51,7 @@ extension Locked {
     /// Returns once `holds(state, condition)` is true: checked now, and again each time the state's
     /// owner calls ``ConditionWaiters/ready(_:)`` on `waiters` after a change. Returns at once when
     /// the calling task is cancelled, before or while it waits.
-    func wait<Condition: Sendable>(
+    package func wait<Condition: Sendable>(
         in waiters: WritableKeyPath<Value, ConditionWaiters<Condition>> & Sendable,
         for condition: Condition, until holds: (Value, Condition) -> Bool
     ) async {
