@@ -63,7 +63,7 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 
     /// Requests whose URL path (without its leading `/`) matches `pattern`: `*` matches one
-    /// segment and `**` the rest of the path.
+    /// segment and `**` any number of segments (none included), anywhere in the path.
     public static func path(_ pattern: String) -> RequestMatcher {
         let segments = PathPattern.segments(pattern)
         return RequestMatcher("path \(pattern)") { request in
@@ -137,21 +137,35 @@ public struct RequestMatcher: Sendable, CustomStringConvertible {
     }
 }
 
-/// Paths with `*` (one segment) and `**` (the rest).
+/// Paths with `*` (one segment) and `**` (any number of segments, none included), anywhere in
+/// the pattern: `users/**/avatar` matches `users/avatar` and `users/1/photos/avatar`, and never
+/// `users/1/profile` (segments after `**` are matched, not ignored).
 enum PathPattern {
     static func segments(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }
 
     static func matches(_ pattern: [Substring], _ path: [Substring]) -> Bool {
-        var index = 0
-        for (position, segment) in pattern.enumerated() {
-            if segment == "**" { return true }
-            guard index < path.count, segment == "*" || segment == path[index] else { return false }
-            index += 1
-            if position == pattern.count - 1 { return index == path.count }
+        // reachable[j]: the pattern read so far matches the first j segments of the path. One
+        // pass per pattern segment: no backtracking, however many `**` a pattern has.
+        var reachable = [Bool](repeating: false, count: path.count + 1)
+        reachable[0] = true
+        for segment in pattern {
+            var next = [Bool](repeating: false, count: path.count + 1)
+            if segment == "**" {
+                var any = false
+                for j in 0...path.count {
+                    any = any || reachable[j]
+                    next[j] = any
+                }
+            } else {
+                for j in 0..<path.count where reachable[j] && (segment == "*" || segment == path[j]) {
+                    next[j + 1] = true
+                }
+            }
+            reachable = next
         }
-        return pattern.isEmpty && path.isEmpty
+        return reachable[path.count]
     }
 }
 

@@ -23,7 +23,7 @@ import Testing
 /// When several routes match, the one declared last wins (so a test can override a shared default);
 /// a route whose answer is used up (``StubAnswer/times(_:)``) stands aside for the ones before it.
 /// Paths are compared with the request URL's path without its leading `/`; `*` matches one
-/// segment and `**` the rest of the path. ``RequestMatcher`` adds conditions on the host, query,
+/// segment and `**` any number of them, anywhere in the path. ``RequestMatcher`` adds conditions on the host, query,
 /// headers and body.
 ///
 /// Answers reach the caller as the wire would carry them: an answer to a HEAD, or with a 1xx, 204
@@ -94,7 +94,8 @@ public final class StubTransport: Transport, Sendable {
     /// Answers requests with this method and path.
     /// - Parameters:
     ///   - method: The method, or `nil` for any.
-    ///   - path: The URL path without its leading `/`; `*` matches one segment, `**` the rest.
+    ///   - path: The URL path without its leading `/`; `*` matches one segment, `**` any
+    ///     number of them (none included).
     ///   - answer: What to answer.
     ///   - sourceLocation: Where the route is declared. Default: the caller.
     /// - Returns: The transport, so routes can be chained.
@@ -138,7 +139,8 @@ public final class StubTransport: Transport, Sendable {
     /// Declares a route with this method and path and returns it, to verify later.
     /// - Parameters:
     ///   - method: The method, or `nil` for any.
-    ///   - path: The URL path without its leading `/`; `*` matches one segment, `**` the rest.
+    ///   - path: The URL path without its leading `/`; `*` matches one segment, `**` any
+    ///     number of them (none included).
     ///   - answer: What to answer.
     ///   - sourceLocation: Where the route is declared. Default: the caller.
     /// - Returns: The route.
@@ -188,7 +190,7 @@ public final class StubTransport: Transport, Sendable {
         transfer.progress?(.responseStarted(expectedLength: Int64(delivery.total)))
         var body = Data()
         for chunk in delivery.chunks {
-            if delivery.interval > .zero { try await clock.sleep(for: delivery.interval) }
+            if delivery.interval > .zero { try await clock.sleep(for: delivery.interval.sleepable) }
             body.append(chunk)
             transfer.progress?(.received(bytes: Int64(body.count)))
         }
@@ -262,7 +264,8 @@ public final class StubTransport: Transport, Sendable {
             throw failure
         }
         let answer = chosen.route.answer.resolved(hit: chosen.hit)
-        if let delay = answer.delay { try await clock.sleep(for: delay) }
+        // Cut to what a clock can wait (`ContinuousClock` traps past `Int64.max` seconds).
+        if let delay = answer.delay { try await clock.sleep(for: delay.sleepable) }
         if case .stall = answer.source {
             try await stall()
             throw URLError(.timedOut)
@@ -313,7 +316,8 @@ public struct UnstubbedRequest: Error, CustomStringConvertible, Sendable {
     public var description: String {
         let method = request.httpMethod ?? "GET"
         let url = request.url.map { Redaction.string($0.absoluteString) } ?? "<no URL>"
-        let name = target.map { "\($0)" } ?? "unknown target"
+        // The type and case only: associated values and stored properties may hold secrets.
+        let name = target.map { RequestContext.name(of: $0) } ?? "unknown target"
         var text = "No stub for \(method) \(url) (target: \(name))."
         if closestRoutes.isEmpty {
             text += " The transport has no routes: add one with StubTransport.on(_:_:_:)."

@@ -11,17 +11,21 @@ import Testing
     @Test func aCancelReachesTheWorkAndTheCallerWaitsForItsEnd() async throws {
         let started = Locked(false)
         let ended = Locked(false)
+        // The work reads the flag only once the test has cancelled: no race with a bounded spin.
+        let go = DispatchSemaphore(value: 0)
         let call = Task {
             try await BlockingIO.complete { isCancelled -> Bool in
                 started.withLock { $0 = true }
                 defer { ended.withLock { $0 = true } }
-                // Bounded: a work that never sees the cancel ends on its own and says so.
-                for _ in 0..<50_000_000 where isCancelled() { return true }
-                return false
+                go.wait()
+                return isCancelled()
             }
         }
         #expect(await eventually { started.withLock { $0 } })
+        // The work runs inside the call's cancellation handler: the cancel sets the flag before
+        // `cancel()` returns.
         call.cancel()
+        go.signal()
         #expect(try await call.value, "the work never saw the cancel")
         #expect(ended.withLock { $0 })
     }

@@ -174,6 +174,33 @@ import Testing
         #expect(served.withLock { $0 } == 3)
     }
 
+    /// A 304 that answers the validators the cache added, but from the end of a redirect, is not
+    /// handed to a caller who sent none: the request goes again without validators, and the
+    /// caller gets a whole answer. Found by review.
+    @Test func a304ReachedThroughARedirectIsNotTheAnswerToAPlainRequest() async throws {
+        let sent = Locked<[String?]>([])
+        let setup = Setup(
+            .handler { request in
+                let validator = request.value(forHTTPHeaderField: "If-None-Match")
+                sent.withLock { $0.append(validator) }
+                if validator != nil {
+                    return Response(
+                        statusCode: 304, data: Data(), request: request,
+                        url: URL(string: "https://api.example.com/v2/items/1")!, headerFields: [("ETag", "\"abc\"")],
+                        transferMetrics: TransferMetrics(redirects: 1))
+                }
+                return Response(
+                    statusCode: 200, data: Data("body".utf8), request: request, url: request.url!,
+                    headerFields: [("Cache-Control", "max-age=0"), ("ETag", "\"abc\"")],
+                    transferMetrics: TransferMetrics(redirects: 0))
+            })
+        _ = try await setup.provider.request(Item())
+        let second = try await setup.provider.request(Item())
+        #expect(second.statusCode == 200)
+        #expect(String(decoding: second.data, as: UTF8.self) == "body")
+        #expect(sent.withLock { $0 } == [nil, "\"abc\"", nil])
+    }
+
     /// A response stored for a request with `Authorization` (the target opted in) answers those
     /// credentials only: another user's token, or none, goes to the network, whatever the
     /// response's `Vary` says (a server that forgets `Vary: Authorization` must not leak one

@@ -65,6 +65,22 @@ import Testing
         #expect(await storage.totalBytes == 0)
     }
 
+    /// Limits of `Int.max` (a caller's "no limit") or below zero are not an overflow trap on the
+    /// first read or store. Found by review.
+    @Test(arguments: [Int.max, Int.max / 6 + 1, -1])
+    func extremeDiskLimitsDoNotTrap(limit: Int) async throws {
+        try await Self.withFolder { folder in
+            let storage = try DiskCacheStorage(
+                folder: folder,
+                limits: CacheLimits(maxTotalBytes: .max, maxEntryBytes: limit, maxHeaderBytes: limit))
+            let entry = Self.entry("users/1")
+            #expect(await storage.response(forKey: Self.key(entry)) == nil)
+            await storage.store(entry, forKey: Self.key(entry))
+            let expected = limit < 0 ? nil : entry
+            #expect(await storage.response(forKey: Self.key(entry)) == expected)
+        }
+    }
+
     @Test func diskRoundTripsUnderHashedNames() async throws {
         try await Self.withFolder { folder in
             let storage = try DiskCacheStorage(folder: folder)

@@ -74,6 +74,11 @@ import Testing
         #expect(MultiTarget(Upload(task: .plain, requestCompression: .deflate)).requestCompression == .deflate)
         #expect(TestAPI.plain.requestCompression == nil)
         #expect(RequestCompression(.deflate, minimumBytes: -5).minimumBytes == 0)
+        // Set below zero after `init`: every body is compressed, and nothing traps. Found by review.
+        var negative = RequestCompression.gzip
+        negative.minimumBytes = -1
+        #expect(negative.applies(toLength: 0))
+        #expect(negative.applies(toLength: 10))
     }
 
     @Test func aRequestThatAlreadyHasAContentEncodingIsRefused() async throws {

@@ -196,4 +196,20 @@ import Testing
         #expect(received == ["7", "", ""])
         #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "7", nil, nil])
     }
+
+    /// The `id` of an event the connection broke off in (no blank line yet) is not sent back: the
+    /// server would resume after an event the reader never got. Found by review.
+    @Test func theIDOfAnEventThatNeverEndedIsNotSentBack() async throws {
+        let transport = ScriptedStreamTransport([
+            .init(status: 200, chunks: ["id: 7\ndata: a\n\n", "id: 8\ndata: b"]),
+            .init(status: 200, chunks: ["id: 8\ndata: b\n\n"]),
+            .init(status: 204),
+        ])
+        let provider = Provider<StreamTarget>(transport: transport, clock: ImmediateClock())
+        var received: [ServerSentEvent] = []
+        for try await event in provider.eventSource(StreamTarget()) { received.append(event) }
+        #expect(received.map(\.data) == ["a", "b"])
+        #expect(received.map(\.id) == ["7", "8"])
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "Last-Event-ID") } == [nil, "7", "8"])
+    }
 }

@@ -122,4 +122,32 @@ struct FaultTests {
         }
         #expect(transport.transfers.isEmpty)
     }
+
+    struct Echo: Decodable {
+        var headers: [String: String]
+        /// The headers by lowercased name.
+        var fields: [String: String] {
+            Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
+        }
+    }
+
+    /// A session's `httpAdditionalHeaders` are sent, and held to the redirect rules like the
+    /// request's own: URLSession added them to every hop's task, so an `Authorization` set there
+    /// went to whatever origin a redirect led to. A request's own field wins over the session's.
+    /// Found by review.
+    @Test func sessionHeadersFollowTheRedirectRules() async throws {
+        let configuration = URLSessionTransport.defaultConfiguration()
+        configuration.httpAdditionalHeaders = ["Authorization": "Bearer secret", "X-Session": "1", "X-Both": "session"]
+        let transport = URLSessionTransport(configuration: configuration)
+        #expect(transport.configuration.httpAdditionalHeaders?.isEmpty ?? true)
+        let provider = Provider<Fault>(transport: transport)
+        let direct = try await provider.request(Fault(path: "echo", headers: ["X-Both": "request"])).map(Echo.self)
+        #expect(direct.fields["authorization"] == "Bearer secret")
+        #expect(direct.fields["x-session"] == "1")
+        #expect(direct.fields["x-both"] == "request")
+        let redirected = try await provider.request(Fault(path: "redirect-other-origin")).map(Echo.self)
+        #expect(redirected.fields["host"]?.hasPrefix("localhost") == true)
+        #expect(redirected.fields["authorization"] == nil)
+        #expect(redirected.fields["x-session"] == "1")
+    }
 }

@@ -3,6 +3,10 @@ import CourierTesting
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// A wait of `.seconds(Int64.max)`, a natural way to say "never", on the default
 /// `ContinuousClock`: the clock traps on a sleep that ends past `Int64.max` seconds, which crashed
 /// the process (the test runner with it) as soon as such a deadline or reconnection wait began.
@@ -64,5 +68,18 @@ import Testing
         } throws: { error in
             (error as? CourierError)?.isCancellation == true
         }
+    }
+
+    /// CourierTesting's `StubTransport` cuts its waits as Courier does: an answer delayed by
+    /// `.seconds(Int64.max)` waits until cancelled instead of trapping in the clock. Found by review.
+    @Test func aStubDelayOfInt64MaxSecondsWaitsUntilCancelled() async throws {
+        let (sleeps, began) = AsyncStream.makeStream(of: Void.self)
+        let transport = StubTransport(clock: AnnouncingClock(began: began))
+            .on(nil, "**", StubAnswer.status(200).delayed(by: Self.never))
+        let call = Task { try await transport.send(URLRequest(url: URL(string: "https://feed.example.com/events")!)) }
+        var sleeping = sleeps.makeAsyncIterator()
+        _ = await sleeping.next()
+        call.cancel()
+        await #expect(throws: (any Error).self) { try await call.value }
     }
 }

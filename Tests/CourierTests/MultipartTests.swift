@@ -67,6 +67,32 @@ import Testing
         #expect(!text.contains("a\"b"))
     }
 
+    /// A MIME type cannot add header lines to its part: CR LF (one `Character` in Swift) and every
+    /// other control character are dropped. Found by review.
+    @Test(arguments: ["text/plain\r\nX-Injected: 1", "text/plain\rX-Injected: 1", "text/plain\nX-Injected: 1"])
+    func aMIMETypeCannotAddHeaderLines(mimeType: String) async throws {
+        let form = MultipartFormData(
+            boundary: "b", parts: [.init(name: "f", data: Data("v".utf8), fileName: "a.txt", mimeType: mimeType)])
+        let (_, text) = try await body(form)
+        #expect(text.contains("Content-Type: text/plainX-Injected: 1\r\n"))
+        #expect(!text.contains("\nX-Injected"))
+        #expect(!text.contains("\rX-Injected"))
+    }
+
+    /// Declared lengths that add up past what a `Content-Length` can say (a stream part given
+    /// `UInt64.max` for "unknown") are a typed error, not an overflow trap. Found by review.
+    @Test(arguments: [UInt64.max, UInt64(Int64.max)])
+    func lengthsTooLongForAContentLengthAreRefused(length: UInt64) async throws {
+        let form = MultipartFormData(
+            boundary: "b", parts: [.init(name: "log", stream: { InputStream(data: Data()) }, length: length)])
+        let error = await #expect(throws: CourierError.self) { try await form.encodedBody() }
+        guard case .multipartEncoding(let failure)? = error else {
+            Issue.record("expected multipartEncoding, got \(String(describing: error))")
+            return
+        }
+        #expect(failure as? MultipartFailure == .tooLong(name: "log"))
+    }
+
     @Test func nonASCIIFileNamesAreSentAsUTF8() async throws {
         let form = MultipartFormData(boundary: "b", parts: [.init(name: "f", data: Data(), fileName: "résumé.pdf")])
         let (_, text) = try await body(form)

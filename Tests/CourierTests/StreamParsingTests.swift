@@ -140,6 +140,22 @@ import Testing
         #expect(parser.lastEventID == "resume-from")
     }
 
+    /// The ID becomes the last event ID when its event is dispatched (also one without data), and
+    /// later events keep it (WHATWG's last event ID buffer).
+    @Test func anIDBecomesTheLastEventIDOnlyWhenItsEventIsDispatched() throws {
+        var parser = ServerSentEventParser(maxEventBytes: 1 << 10, lastEventID: "1")
+        _ = try parser.consume(Array("id: 2".utf8))
+        _ = try parser.consume(Array("data: x".utf8))
+        #expect(parser.lastEventID == "1")
+        #expect(try parser.consume([]) == ServerSentEvent(id: "2", data: "x"))
+        #expect(parser.lastEventID == "2")
+        _ = try parser.consume(Array("id: 3".utf8))
+        #expect(try parser.consume([]) == nil)
+        #expect(parser.lastEventID == "3")
+        _ = try parser.consume(Array("data: y".utf8))
+        #expect(try parser.consume([]) == ServerSentEvent(id: "3", data: "y"))
+    }
+
     /// A `retry` of any length is written without trapping: in whole milliseconds, clamped to what
     /// the parser reads back.
     @Test(arguments: [

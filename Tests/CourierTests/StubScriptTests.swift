@@ -10,6 +10,21 @@ import Testing
 /// StubTransport's second edition: matchers, scripted answers, network conditions, fixtures from
 /// files, verification, and the immediate clock.
 @Suite(.timeLimit(.minutes(2))) struct StubScriptTests {
+    /// `*` is one segment, `**` any number (none included), and the segments after a `**` are
+    /// matched, not ignored: `users/**/avatar` never answers `users/1/profile`. Found by review.
+    @Test(arguments: [
+        ("users/**/avatar", "users/avatar", true), ("users/**/avatar", "users/1/photos/avatar", true),
+        ("users/**/avatar", "users/1/profile", false), ("users/**/avatar", "users/1/avatar/big", false),
+        ("users/**", "users", true), ("users/**", "users/1/2", true), ("users/**", "teams/1", false),
+        ("**", "", true), ("**", "a/b", true), ("*/x/**/y", "a/x/y", true), ("*/x/**/y", "x/y", false),
+        ("users/*", "users/1", true), ("users/*", "users/1/2", false), ("users/*", "users", false),
+        ("**/**/end", "a/end", true), ("a/b", "a/b", true), ("a/b", "a/c", false),
+    ])
+    func pathPatterns(pattern: String, path: String, matches: Bool) {
+        let request = URLRequest(url: URL(string: "https://api.example.com/\(path)")!)
+        #expect(RequestMatcher.path(pattern).matches(request) == matches)
+    }
+
     struct Search: Codable, Sendable, Equatable {
         var term: String
         var page: Int
@@ -86,6 +101,9 @@ import Testing
         // The route that missed one condition comes first.
         #expect(unstubbed.closestRoutes.first?.contains("missed query item page=9") == true)
         #expect(unstubbed.description.contains("Closest routes"))
+        // The target by its type and case: its associated values may hold secrets. Found by review.
+        #expect(unstubbed.description.contains("(target: API.find)"))
+        #expect(!unstubbed.description.contains("\"x\""))
     }
 
     @Test func anUnmatchedRequestIsRecordedAsAnIssueByDefault() async {

@@ -21,6 +21,10 @@ struct TransportRulesTests {
         request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
         request.setValue("a=b", forHTTPHeaderField: "Cookie")
         request.setValue("1", forHTTPHeaderField: "X-Keep")
+        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        request.setValue("en", forHTTPHeaderField: "Content-Language")
+        request.setValue("sha-256=:abc=:", forHTTPHeaderField: "Digest")
+        request.setValue("sha-256=:abc=:", forHTTPHeaderField: "Content-Digest")
         return Transfer(request: request, body: body, limits: limits)
     }
 
@@ -43,6 +47,10 @@ struct TransportRulesTests {
         #expect(next.request.url?.absoluteString == "https://api.example.com/v2/items")
         #expect((next.request.httpBody != nil) == keepsBody)
         #expect((next.request.value(forHTTPHeaderField: "Content-Type") != nil) == keepsBody)
+        // The fields describing the body go with it (RFC 9110 §15.4). Found by review.
+        for name in ["Content-Encoding", "Content-Language", "Digest", "Content-Digest"] {
+            #expect((next.request.value(forHTTPHeaderField: name) != nil) == keepsBody, "\(name)")
+        }
         // Same origin: credentials stay.
         #expect(next.request.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
     }

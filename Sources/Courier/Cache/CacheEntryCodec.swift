@@ -18,10 +18,14 @@ enum CacheEntryCodec {
     }
 
     /// The largest file read back for these limits: anything larger is not a file Courier wrote.
+    /// Saturating: limits near `Int.max` (a caller's "no limit") give `Int.max`, not an overflow
+    /// trap; negative ones count as 0.
     static func maxFileSize(_ limits: CacheLimits) -> Int {
         // JSON may escape a header byte into up to six.
-        let head = 6 * limits.maxHeaderBytes + 4 * 1_024
-        return prefixLength + head + limits.maxEntryBytes + checksumLength
+        let (head, headOverflow) = max(0, limits.maxHeaderBytes).multipliedReportingOverflow(by: 6)
+        let (withHead, sumOverflow) = head.addingReportingOverflow(prefixLength + 4 * 1_024 + checksumLength)
+        let (total, totalOverflow) = withHead.addingReportingOverflow(max(0, limits.maxEntryBytes))
+        return headOverflow || sumOverflow || totalOverflow ? Int.max : total
     }
 
     static func encode(_ response: CachedResponse) -> Data? {

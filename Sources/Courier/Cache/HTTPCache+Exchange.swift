@@ -78,6 +78,12 @@ extension HTTPCache {
                     merged, request: outgoing, status: .revalidated, now: responseTime,
                     transfer: response.transferMetrics)
             }
+            if response.statusCode == 304, CacheRules.isConditional(outgoing), !CacheRules.isConditional(request) {
+                // A 304 to the validators the cache added, from the end of a redirect: it cannot
+                // freshen the entry (another URL's), and the caller, who sent none, is owed a whole
+                // answer. The request is sent again without validators. Found by review.
+                return try await exchange(request, policy: policy, storedIgnored: true, send: send)
+            }
             if let stored, CacheRules.errorStatuses.contains(response.statusCode),
                 CacheRules.mayServeStale(
                     stored, request: request, mode: policy.mode, offline: false, now: responseTime, heuristicCap: cap)

@@ -56,7 +56,8 @@ public struct RequestCompression: Sendable, Hashable {
 
     /// Whether a body of `length` bytes is compressed.
     func applies(toLength length: UInt64) -> Bool {
-        length >= UInt64(minimumBytes)
+        // Read through `max`: the property can be set below zero after `init` clamped it.
+        length >= UInt64(max(0, minimumBytes))
     }
 }
 

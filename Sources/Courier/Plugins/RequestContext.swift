@@ -65,7 +65,10 @@ public struct RequestContext: Sendable {
 
     /// The target's type and, for an enum, its case, `GitHub.user`, never its associated values
     /// (which may hold secrets): a name for logs, metrics dimensions and trace spans.
-    public var targetName: String {
+    public var targetName: String { Self.name(of: target) }
+
+    /// ``targetName`` for any target (CourierTesting names targets the same way).
+    package static func name(of target: any TargetType) -> String {
         let type = String(describing: Swift.type(of: target))
         guard Mirror(reflecting: target).displayStyle == .enum else { return type }
         let caseName = String(describing: target).prefix { $0 != "(" }

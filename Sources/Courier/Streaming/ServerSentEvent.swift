@@ -82,7 +82,8 @@ public struct ServerSentEvent: Sendable, Hashable {
 }
 
 /// Turns lines into Server-Sent Events, following the WHATWG HTML "event stream" rules exactly:
-/// `data` fields joined with LF; `event`; `id` kept as the last event ID for later events (an `id`
+/// `data` fields joined with LF; `event`; `id` kept for later events and made the last event ID
+/// when its event is dispatched, not before (an `id`
 /// containing NUL is ignored, and so is one with any other control character but tab, which could
 /// not be sent back as `Last-Event-ID`); `retry` only when all ASCII digits; comments (`:`); a leading BOM;
 /// dispatch on a blank line, none for an event without data; an unterminated last event dropped.
@@ -95,6 +96,12 @@ struct ServerSentEventParser: Sendable {
     private var hasData = false
     private var eventType: String?
     private var retry: Duration?
+    /// The last event ID buffer: what the latest `id` field said. It becomes ``lastEventID`` only
+    /// when an event is dispatched (a blank line), so an `id` of an event that never ended is not
+    /// sent back on reconnection: the server would resume after an event the reader never got.
+    private var idBuffer: String?
+    /// The ID of the latest event dispatched (blank line), or the one the parser started with:
+    /// what a reconnection sends back as `Last-Event-ID`.
     private(set) var lastEventID: String?
     /// The reconnection time the stream asked for most recently.
     private(set) var reconnectionTime: Duration?
@@ -103,6 +110,7 @@ struct ServerSentEventParser: Sendable {
     init(maxEventBytes: Int, lastEventID: String? = nil) {
         self.maxEventBytes = max(1, maxEventBytes)
         self.lastEventID = lastEventID
+        self.idBuffer = lastEventID
     }
 
     /// Takes one line (without its ending); returns the event it dispatches, if any.
@@ -141,7 +149,7 @@ struct ServerSentEventParser: Sendable {
             // control character but tab), and keeping it would end the event source at the next
             // reconnection.
             if value.allSatisfy(Self.isAllowedInID) {
-                lastEventID = String(decoding: value, as: UTF8.self)
+                idBuffer = String(decoding: value, as: UTF8.self)
             }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
@@ -161,8 +169,11 @@ struct ServerSentEventParser: Sendable {
         byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
     }
 
-    /// A blank line: the event so far, if it has data; the buffers start again either way.
+    /// A blank line: the event so far, if it has data; the buffers start again either way (but
+    /// the ID buffer, which later events keep). The last event ID is set first, also for an event
+    /// without data (WHATWG).
     private mutating func dispatch() -> ServerSentEvent? {
+        lastEventID = idBuffer
         defer {
             data.removeAll(keepingCapacity: true)
             hasData = false

@@ -4,8 +4,8 @@ extension Duration {
     /// ("Not enough bits to represent the passed value") on a sleep that ends past `Int64.max`
     /// seconds, so a wait such as `.seconds(Int64.max)`, a natural way to say "never" for a timeout
     /// or a reconnection time, crashed the process when it began.
-    static let longestSleep: Duration = .seconds(Int64.max / 2)
+    package static let longestSleep: Duration = .seconds(Int64.max / 2)
 
     /// This duration, cut to ``longestSleep``: what Courier waits on a clock.
-    var sleepable: Duration { min(self, .longestSleep) }
+    package var sleepable: Duration { min(self, .longestSleep) }
 }

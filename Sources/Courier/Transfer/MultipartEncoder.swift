@@ -53,7 +53,12 @@ enum MultipartEncoder {
         }
         text += "\r\n"
         if let mimeType = part.mimeType {
-            text += "Content-Type: \(mimeType.filter { $0 != "\r" && $0 != "\n" })\r\n"
+            // By scalar: CR LF is one `Character`, which a filter of `Character`s keeps (and with it
+            // the header lines a careless value would add). Every control character goes.
+            var value = ""
+            value.unicodeScalars.append(
+                contentsOf: mimeType.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F })
+            text += "Content-Type: \(value)\r\n"
         }
         text += "\r\n"
         return Data(text.utf8)
@@ -82,12 +87,19 @@ enum MultipartEncoder {
     }
 
     /// The exact size of the encoded body.
+    ///
+    /// - Throws: ``MultipartFailure/tooLong(name:)`` when the parts' lengths (a stream part's is
+    ///   the caller's word) add up to more than `Int64.max` bytes, which no `Content-Length` can say.
     static func totalLength(_ form: MultipartFormData) throws(CourierError) -> UInt64 {
         var total = UInt64(closing(form.boundary).count)
         for part in form.parts {
-            total += UInt64(headers(for: part, boundary: form.boundary).count)
-            total += try contentLength(of: part)
-            total += UInt64(lineBreak.count)
+            let own = UInt64(headers(for: part, boundary: form.boundary).count) + UInt64(lineBreak.count)
+            let (withContent, overflow) = try contentLength(of: part).addingReportingOverflow(own)
+            let (sum, overflowTotal) = total.addingReportingOverflow(withContent)
+            guard !overflow, !overflowTotal, sum <= UInt64(Int64.max) else {
+                throw .multipartEncoding(MultipartFailure.tooLong(name: part.name))
+            }
+            total = sum
         }
         return total
     }

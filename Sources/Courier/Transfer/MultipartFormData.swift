@@ -198,6 +198,10 @@ public enum MultipartFailure: Error, Sendable, Hashable, CustomStringConvertible
     /// The body (`length` bytes) is longer than the `limit` ``MultipartFormData/encodedBody(maxBytes:)``
     /// was given.
     case bodyTooLarge(length: UInt64, limit: Int)
+    /// With part `name`, the parts' lengths add up to more than `Int64.max` bytes, which no
+    /// `Content-Length` can say (a stream part declared with a length of `UInt64.max` for
+    /// "unknown" does this: give its real length).
+    case tooLong(name: String)
 
     public var description: String {
         switch self {
@@ -211,6 +215,8 @@ public enum MultipartFailure: Error, Sendable, Hashable, CustomStringConvertible
             "a part changed size after the request was built (\(expected) bytes announced, \(actual) built)"
         case .bodyTooLarge(let length, let limit):
             "the multipart body is \(length) bytes, more than the \(limit) allowed in memory"
+        case .tooLong(let name):
+            "with part '\(name)', the multipart body is longer than a Content-Length can say (Int64.max bytes)"
         }
     }
 }

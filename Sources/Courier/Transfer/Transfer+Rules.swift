@@ -68,8 +68,10 @@ extension Transfer {
         if becomesGet {
             nextRequest.httpMethod = "GET"
             nextRequest.httpBody = nil
-            nextRequest.setValue(nil, forHTTPHeaderField: "Content-Type")
-            nextRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            // The fields that describe the dropped body go with it (RFC 9110 §15.4): a
+            // `Content-Encoding: gzip` left on a GET makes a server that decodes request bodies
+            // refuse it.
+            for name in Redirects.contentFields { nextRequest.setValue(nil, forHTTPHeaderField: name) }
             next.body = .inRequest
         }
         let carriesBody = Redirects.carriesBody(nextRequest, file: next.body.fileURL)

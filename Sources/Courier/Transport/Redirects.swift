@@ -10,6 +10,13 @@ enum Redirects {
     /// The statuses that are redirects Courier follows.
     static let statuses: Set<Int> = [301, 302, 303, 307, 308]
 
+    /// The header fields that describe a request's body, removed with it when a redirect turns
+    /// the request into a GET (RFC 9110 §15.4, and the digests of RFC 9530).
+    static let contentFields = [
+        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
+        "Digest", "Content-Digest", "Repr-Digest", "Transfer-Encoding", "Last-Modified",
+    ]
+
     /// Whether a head with this status and `Location` is a hop (followed, or refused with an
     /// error), not an answer: one of ``statuses`` with a `Location`.
     static func isHop(status: Int, location: @autoclosure () -> String?) -> Bool {

@@ -21,6 +21,12 @@ public final class URLSessionTransport: Transport {
     /// way, and ``configuration`` reads its settings. Tests and the memory check watch its release.
     @_spi(Testing) public let session: URLSession
     private let router: SessionRouter
+    /// The configuration's `httpAdditionalHeaders`, taken out of the session and added to each
+    /// transfer's first request where it lacks the field. URLSession adds them to every task, and
+    /// this transport makes one task per redirect hop: an `Authorization` set there went to every
+    /// origin a redirect led to, past the credential stripping of
+    /// ``Transfer/following(redirect:redirects:)``. Found by review.
+    private let additionalHeaders: [(name: String, value: String)]
 
     /// A configuration suited to a library: `.ephemeral` (nothing written to disk) with no
     /// `URLCache`, since cancelling a task right after it starts has crashed FoundationNetworking
@@ -41,11 +47,34 @@ public final class URLSessionTransport: Transport {
 
     /// Creates a transport with its own session and the system's trust evaluation.
     /// - Parameter configuration: The session configuration. Default: ``defaultConfiguration()``.
+    ///
+    /// The configuration's `httpAdditionalHeaders` are sent with each request that does not set
+    /// the same field, as URLSession would, but by the transport, so a redirect's rules apply to
+    /// them: a credential among them does not follow a redirect to another origin. The session's
+    /// own configuration (``configuration``) has none.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration()) {
         let router = SessionRouter(trust: nil)
         self.router = router
+        let (configuration, headers) = Self.separatingAdditionalHeaders(configuration)
+        additionalHeaders = headers
         self.session = URLSession(
             configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
+    }
+
+    /// A copy of `configuration` without `httpAdditionalHeaders`, and those headers (names that
+    /// are not strings are dropped, as URLSession drops them; other values are written out).
+    private static func separatingAdditionalHeaders(
+        _ configuration: URLSessionConfiguration
+    ) -> (URLSessionConfiguration, [(name: String, value: String)]) {
+        guard let extra = configuration.httpAdditionalHeaders, !extra.isEmpty,
+            let copy = configuration.copy() as? URLSessionConfiguration
+        else { return (configuration, []) }
+        copy.httpAdditionalHeaders = nil
+        let headers = extra.compactMap { key, value -> (name: String, value: String)? in
+            guard let name = key.base as? String else { return nil }
+            return (name, value as? String ?? "\(value)")
+        }
+        return (copy, headers.sorted { $0.name < $1.name })
     }
 
     /// Creates a transport with its own session and trust policies per host.
@@ -68,6 +97,8 @@ public final class URLSessionTransport: Transport {
         for policy in resolved.all { try Self.checkSupported(policy) }
         let router = SessionRouter(trust: resolved.all.allSatisfy(\.isSystem) ? nil : resolved)
         self.router = router
+        let (configuration, headers) = Self.separatingAdditionalHeaders(configuration)
+        additionalHeaders = headers
         self.session = URLSession(
             configuration: configuration, delegate: router, delegateQueue: InlineDelegateQueue())
     }
@@ -137,6 +168,13 @@ public final class URLSessionTransport: Transport {
     /// every transport; the session delegate refuses every redirect (see SessionRouter).
     private nonisolated(nonsending) func exchange(_ transfer: Transfer, streaming: Bool) async throws -> CallAnswer {
         var current = transfer
+        if !additionalHeaders.isEmpty {
+            for (name, value) in additionalHeaders where current.request.value(forHTTPHeaderField: name) == nil {
+                current.request.setValue(value, forHTTPHeaderField: name)
+            }
+            // What goes on the wire is checked, these fields too.
+            try RequestValidation.validate(current.request)
+        }
         var redirects = 0
         while true {
             let answer = try await sendOnce(current, redirects: redirects, streaming: streaming)
