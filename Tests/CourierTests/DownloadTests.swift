@@ -90,6 +90,21 @@ import Testing
         #expect((try? FileManager.default.contentsOfDirectory(atPath: inner.path)) == [])
     }
 
+    /// A folder that is not a file URL is refused, as a `.custom` destination's URL is, rather than
+    /// having its path taken as a local folder. Found by review.
+    @Test(arguments: ["https://example.com/downloads", "/tmp/courier-not-a-file-url"])
+    func aFolderThatIsNotAFileURLIsRejected(folder: String) async throws {
+        let url = try #require(URL(string: folder))
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        await #expect {
+            try await provider.request(Download(destination: .folder(url) { _, _ in "file.pdf" }))
+        } throws: { error in
+            guard case CourierError.downloadDestination(let underlying) = error else { return false }
+            return underlying as? DownloadFailure == .notAFileURL(url)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/courier-not-a-file-url"))
+    }
+
     @Test func symbolicLinkOutOfTheFolderIsRejected() async throws {
         let folder = try TemporaryFolder()
         let outside = try TemporaryFolder()

@@ -43,7 +43,8 @@ public struct DownloadDestination: Sendable, Hashable {
     /// folder (`..`, an absolute path, a symbolic link out) fails with
     /// ``CourierError/downloadDestination(_:)``.
     /// - Parameters:
-    ///   - folder: The folder the file must stay in.
+    ///   - folder: The folder the file must stay in: a file URL (another fails with
+    ///     ``DownloadFailure/notAFileURL(_:)``).
     ///   - options: Default: `[.createIntermediateDirectories]`.
     ///   - fileName: The file's path inside the folder, from the temporary file and the response.
     /// - Returns: The destination.
@@ -107,6 +108,9 @@ public struct DownloadDestination: Sendable, Hashable {
                 throw .downloadDestination(error)
             }
         case .folder(let folder, let fileName):
+            // As for `.custom`: a URL that is not a file URL (`https://host/dir`, or a string
+            // without a scheme) would have its path taken as a local folder. Found by review.
+            guard folder.isFileURL else { throw .downloadDestination(DownloadFailure.notAFileURL(folder)) }
             let name = fileName(temporaryURL, response)
             return try Self.confine(name, to: folder)
         }
