@@ -61,4 +61,22 @@ import Testing
         }
         #expect(transport.attempts == 3)
     }
+
+    /// A connection whose retries (the target's retry policy, before the head) ran out is
+    /// reconnected like one that failed without a policy. Found by review.
+    @Test func aConnectionWhoseRetriesRanOutIsReconnected() async throws {
+        let transport = ScriptedStreamTransport([
+            .init(status: 0, error: URLError(.cannotConnectToHost)),
+            .init(status: 0, error: URLError(.cannotConnectToHost)),
+            .init(status: 200, chunks: ["data: a\n\n"]),
+            .init(status: 204),
+        ])
+        var target = StreamTarget()
+        target.retryPolicy = RetryPolicy(maxAttempts: 2, jitter: .none)
+        let provider = Provider<StreamTarget>(transport: transport, clock: ImmediateClock())
+        var received: [String] = []
+        for try await event in provider.eventSource(target, reconnectionTime: .zero) { received.append(event.data) }
+        #expect(received == ["a"])
+        #expect(transport.attempts == 4)
+    }
 }

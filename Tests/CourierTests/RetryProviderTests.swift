@@ -28,6 +28,62 @@ import Testing
         }
     }
 
+    /// Reads the request's body stream to its end and answers with `status` (0: the connection is
+    /// lost, which a retry policy retries), recording how many bytes each attempt's stream gave.
+    final class StreamReader: Transport {
+        let status: Int
+        private let read = Locked<[Int]>([])
+        init(status: Int) { self.status = status }
+        var sizes: [Int] { read.withLock { $0 } }
+
+        func send(_ transfer: Transfer) async throws -> Response {
+            var count = 0
+            if let stream = transfer.request.httpBodyStream {
+                stream.open()
+                var buffer = [UInt8](repeating: 0, count: 64)
+                while true {
+                    let n = stream.read(&buffer, maxLength: buffer.count)
+                    if n <= 0 { break }
+                    count += n
+                }
+                stream.close()
+            }
+            read.withLock { $0.append(count) }
+            if status == 0 { throw URLError(.networkConnectionLost) }
+            return Response(statusCode: status, data: Data(), request: transfer.request)
+        }
+    }
+
+    struct Token: Authenticator {
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
+        }
+        func refresh(_ credential: String) async throws -> String { "fresh" }
+    }
+
+    /// A body a request mapping set as an `httpBodyStream` can be read once: the request is sent
+    /// once, neither retried nor sent again after a refresh (which sent the used-up stream, an
+    /// empty body). Found by review.
+    @Test(arguments: [0, 401]) func aBodyStreamIsSentOnce(status: Int) async throws {
+        let transport = StreamReader(status: status)
+        let provider = Provider<TestAPI>(
+            requestClosure: { endpoint in
+                var request = try endpoint.urlRequest()
+                request.httpMethod = "PUT"
+                request.httpBodyStream = InputStream(data: Data("payload".utf8))
+                return request
+            }, transport: transport, clock: ImmediateClock(), retryPolicy: policy,
+            authentication: Authentication(Token(), credential: "stale"))
+        do {
+            let response = try await provider.request(.plain)
+            #expect(status == 401 && response.statusCode == 401)
+        } catch {
+            // Not `retryLimitReached`: there was one attempt.
+            #expect(status == 0 && error.underlyingError is URLError, "\(error)")
+        }
+        #expect(transport.sizes == [7])
+    }
+
     struct RetryLog: Plugin {
         let log: EventLog
         func willRetry(

@@ -89,6 +89,30 @@ import Testing
         #expect(await auth.isRefreshing == false)
     }
 
+    /// Refreshes abandoned by their callers (cancelled while a slow token endpoint answered) do
+    /// not use up the refresh limit, which is for a server that refuses every fresh credential.
+    /// Found by review.
+    @Test func abandonedRefreshesDoNotUseUpTheLimit() async throws {
+        let gate = StageGate()
+        let cancelled = Locked(0)
+        let auth = Authentication(
+            SlowRefresh(gate: gate, refreshes: Locked(0), cancelledRefreshes: cancelled), credential: "stale",
+            maxRefreshes: 2, clock: TestClock())
+        let provider = Provider<TestAPI>(transport: Self.transport(), clock: TestClock(), authentication: auth)
+        // As many abandoned refreshes as the limit allows; the next one must still start.
+        for arrival in 1...2 {
+            let call = Task { try await provider.request(.plain) }
+            await gate.waitForArrivals(arrival)
+            call.cancel()
+            _ = await call.result
+            #expect(await eventually { cancelled.withLock { $0 } == arrival })
+            #expect(await eventually { await auth.runningRefreshCount == 0 })
+        }
+        gate.open()
+        #expect(try await provider.request(.plain).statusCode == 200)
+        #expect(await auth.refreshCount == 1)
+    }
+
     /// Refreshes that each wait until the test lets them go, cancelled or not (an authenticator
     /// that never looks at cancellation), then give "fresh".
     final class HeldRefreshes: Authenticator {

@@ -127,7 +127,11 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// Requests waiting for `refreshing`. When the last one leaves (cancelled), the refresh is
     /// cancelled too.
     private var refreshWaiters = 0
-    private var refreshTimes: [Duration] = []
+    /// When each refresh of the window started, by serial. A refresh abandoned by every waiter
+    /// (cancelled before it gave a credential) leaves the window: callers that cancel while a
+    /// slow token endpoint answers must not use up the limit, which is for a server that refuses
+    /// every fresh credential.
+    private var refreshTimes: [(serial: UInt64, at: Duration)] = []
     /// Refreshes whose work is still running, by serial: only a request sent from inside one of
     /// them goes unsigned, not one from a task it spawned that outlives it (task-locals follow
     /// unstructured tasks).
@@ -194,14 +198,14 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
             return
         }
         let now = elapsed()
-        refreshTimes = refreshTimes.filter { now - $0 < refreshWindow }
+        refreshTimes.removeAll { now - $0.at >= refreshWindow }
         guard refreshTimes.count < maxRefreshes else {
             throw .authentication(.refreshLimitReached(refreshes: maxRefreshes, window: refreshWindow))
         }
-        refreshTimes.append(now)
         let stale = credential
         let generationBefore = generation
         refreshSerial += 1
+        refreshTimes.append((refreshSerial, now))
         let scope = RefreshScope.Key(authentication: ObjectIdentifier(self), serial: refreshSerial)
         liveRefreshes.insert(scope.serial)
         // The task installs the new credential itself, on this actor, before anyone waiting for it
@@ -262,6 +266,8 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         case .failure(.cancelled) where Task.isCancelled:
             if refreshWaiters == 0, refreshing == task {
                 task.cancel()
+                // Abandoned: it does not count against the limit (see `refreshTimes`).
+                if let serial = refreshingSerial { refreshTimes.removeAll { $0.serial == serial } }
                 refreshing = nil
                 refreshingSerial = nil
             }

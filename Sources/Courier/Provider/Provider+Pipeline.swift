@@ -242,10 +242,17 @@ extension Provider {
                 await plugin.didReceive(received, context: context)
             }
         }
-        let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
+        // A body stream set by a request mapping or a plugin (`httpBodyStream`) is read by the
+        // attempt that sent it and cannot be read again: that attempt is the call's only one, no
+        // retry and no re-send after a refresh (which sent the used-up stream, an empty or cut
+        // body). Courier's own bodies (files, multipart, data) are built again for each attempt.
+        // Found by review.
+        let singleUse = outgoing.httpBodyStream != nil
+        let refused =
+            !singleUse && signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
         let next = machine.attemptEnded(
             result, credentialRefused: refused, method: HTTPMethod(rawValue: outgoing.httpMethod ?? "GET"),
-            policy: plan.retryPolicy)
+            policy: singleUse ? .disabled : plan.retryPolicy)
         // Issue 31: a streamed answer the machine drops (its credential refused) ends its transfer.
         if case .refresh = next { result.success?.discard() }
         return next

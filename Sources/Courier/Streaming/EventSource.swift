@@ -170,10 +170,13 @@ public struct EventSource<Target: TargetType>: AsyncSequence, Sendable {
         }
 
         /// A dropped or timed-out connection is reconnected; a refused status, a limit, a misuse
-        /// or a cancel is not.
+        /// or a cancel is not. A connection whose retries (a retry policy's, before the head) ran
+        /// out is judged by its last error: before, the first outage ended an event source that
+        /// had a retry policy, where one without would have reconnected. Found by review.
         static func reconnects(after error: CourierError) -> Bool {
             switch error {
             case .underlying, .timedOut: !error.isCancellation
+            case .retryLimitReached(_, let last): reconnects(after: last)
             default: false
             }
         }
