@@ -51,9 +51,12 @@ public struct ResponseBodyLimit: Sendable {
 
     /// The limit a body announced by `head` (`Content-Length`) would cross, so it fails before it
     /// is read. For a compressed body the announced size is the compressed one, which the decoded
-    /// body does not undercut.
+    /// body does not undercut. `nil` for an answer that has no body (``hasNoBody(status:method:)``,
+    /// the method read off `head`'s request), whatever its `Content-Length` says: a `HEAD` for the
+    /// size of a 1 GiB file announces 1 GiB and sends nothing.
     public func announcedCrossing(_ head: Response) -> LimitExceeded? {
-        announcedCrossing(contentLength: head.expectedContentLength)
+        if Self.hasNoBody(status: head.statusCode, method: head.request?.httpMethod) { return nil }
+        return announcedCrossing(contentLength: head.expectedContentLength)
     }
 
     /// The limit a body of `contentLength` announced bytes (-1: not announced) would cross.

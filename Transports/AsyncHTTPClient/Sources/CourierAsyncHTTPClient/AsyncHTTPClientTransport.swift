@@ -336,8 +336,18 @@ public struct AsyncHTTPClientTransport: Transport {
             }
             return Prepared(request: request, bytesSent: Int64(data.count), carrier: carrier, watch: watch)
         }
+        if transfer.request.httpBodyStream != nil {
+            // Sending none would answer the caller as if the body had gone (found by review).
+            throw CourierError.invalidUse(Self.bodyStreamMessage)
+        }
         return Prepared(request: request, bytesSent: 0, carrier: client, watch: nil)
     }
+
+    /// What a request whose body is a `URLRequest.httpBodyStream` is refused with.
+    static let bodyStreamMessage =
+        "AsyncHTTPClientTransport does not send a URLRequest.httpBodyStream (an InputStream can only be read "
+        + "by blocking a thread, and cannot be sent again after a 307 or 308): send the body as "
+        + "HTTPTask.uploadFile, as Data, or as a multipart form"
 
     /// Whether AsyncHTTPClient speaks plain HTTP/1.1 to a URL (`http`, `http+unix`, `unix`, in
     /// any case): never TLS, so never HTTP/2.

@@ -105,8 +105,13 @@ struct Exchange: Sendable {
         }
     }
 
-    /// Reads the body, decoding it and counting it against `limit`; `piece` gets the decoded
-    /// bytes of each network chunk. Stops when `piece` returns `false`.
+    /// The compressed bytes decoded at once: at most about 1,000 times that decoded (DEFLATE's
+    /// largest ratio) is held before it is handed on, 4 MiB.
+    static let inflatedSlice = 4 << 10
+
+    /// Reads the body, decoding it and counting it against `limit`; `piece` gets the bytes of each
+    /// network chunk, or, for a compressed body, the decoded bytes of each slice of it
+    /// (``inflatedSlice``). Stops when `piece` returns `false`.
     private nonisolated(nonsending) func read(
         limit: ResponseBodyLimit, _ piece: nonisolated(nonsending) (Piece, _ received: Int64) async throws -> Bool
     ) async throws -> Int64 {
@@ -115,14 +120,28 @@ struct Exchange: Sendable {
         var received: Int64 = 0
         var wire: Int64 = 0
         do {
-            for try await buffer in response.body {
+            chunks: for try await buffer in response.body {
                 watch?.answered()
-                let decoded: Piece
-                if let inflater {
-                    wire += Int64(buffer.readableBytes)
+                guard let inflater else {
+                    received += Int64(buffer.readableBytes)
+                    if let crossed = limit.crossed(by: received, head: head) {
+                        throw CourierError.limitExceeded(crossed)
+                    }
+                    guard try await piece(.wire(buffer), received) else { return received }
+                    if buffer.readableBytes > 0 { transfer.progress?(.received(bytes: received)) }
+                    continue
+                }
+                // Decoded a slice of the chunk at a time, each slice's bytes handed on before the
+                // next is decoded: one network read of 64 KiB may inflate to 64 MiB or more, which
+                // gathered whole went past the memory a download or a stream is held to (a
+                // stream's buffer takes a chunk whole when it is empty). Found by review.
+                let count = buffer.readableBytes
+                var offset = 0
+                repeat {
+                    let end = min(offset + Self.inflatedSlice, count)
                     var data = Data()
                     try buffer.withUnsafeReadableBytes { bytes in
-                        try inflater.decode(bytes) { part in
+                        try inflater.decode(UnsafeRawBufferPointer(rebasing: bytes[offset..<end])) { part in
                             received += Int64(part.count)
                             if let crossed = limit.crossed(by: received, head: head) {
                                 throw CourierError.limitExceeded(crossed)
@@ -130,24 +149,19 @@ struct Exchange: Sendable {
                             data.append(part)
                         }
                     }
-                    // Held on the wire too, once the chunk is decoded (what it decodes to is not
+                    // Held on the wire too, once the slice is decoded (what it decodes to is not
                     // overhead): a body of empty deflate blocks decodes to nothing.
-                    if let crossed = limit.crossed(onTheWire: wire, decoded: received) {
+                    if let crossed = limit.crossed(onTheWire: wire + Int64(end), decoded: received) {
                         throw CourierError.limitExceeded(crossed)
                     }
-                    decoded = .decoded(data)
-                } else {
-                    received += Int64(buffer.readableBytes)
-                    if let crossed = limit.crossed(by: received, head: head) {
-                        throw CourierError.limitExceeded(crossed)
-                    }
-                    decoded = .wire(buffer)
-                }
-                guard try await piece(decoded, received) else { return received }
-                if !decoded.isEmpty { transfer.progress?(.received(bytes: received)) }
-                // Bytes after the compressed body are ignored, so they are not read: they decode
-                // to nothing, and a server could send them without end under every limit.
-                if inflater?.isPastTheEnd == true { break }
+                    offset = end
+                    guard try await piece(.decoded(data), received) else { return received }
+                    if !data.isEmpty { transfer.progress?(.received(bytes: received)) }
+                    // Bytes after the compressed body are ignored, so they are not read: they
+                    // decode to nothing, and a server could send them without end under every limit.
+                    if inflater.isPastTheEnd { break chunks }
+                } while offset < count
+                wire += Int64(count)
             }
         } catch {
             throw ErrorMapping.normalize(error)

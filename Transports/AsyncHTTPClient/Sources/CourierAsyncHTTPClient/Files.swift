@@ -228,9 +228,14 @@ struct DestinationFile: Sendable {
         }
     }
 
-    /// Removes the partly written file (Courier created it).
+    /// Removes the partly written file (Courier created it), also for a caller that was cancelled:
+    /// `runIfActive` skips the work of a task cancelled before it starts, which left a cancelled
+    /// download's file behind. The removal runs from a task of its own, which no cancel reaches,
+    /// on SwiftNIO's thread pool, and is waited for. Found by review.
     func remove() async {
-        _ = try? await NIOThreadPool.singleton.runIfActive { [url] in unlink(url.path) }
+        await Task.detached { [url] in
+            _ = try? await NIOThreadPool.singleton.runIfActive { unlink(url.path) }
+        }.value
     }
 
     /// The failed call's `errno` as a Cocoa error naming the file, as URLSessionTransport reports it.

@@ -68,4 +68,22 @@ import Testing
             }
         }
     }
+
+    /// An answer without a body is not refused for the length it announces: a `HEAD` for the size
+    /// of a file larger than the limit, or a 304 that repeats the entity's length. Found by review.
+    @Test(arguments: [(HTTPResponseStatus.ok, "HEAD"), (.notModified, "GET"), (.noContent, "GET")])
+    func anAnnouncedLengthOverTheLimitOnABodilessAnswerPasses(status: HTTPResponseStatus, method: String) async throws {
+        let answer = try await collect(
+            status: status, method: method, headers: [("Content-Length", "\(Limits.defaultMaxResponseBytes + 1)")])
+        #expect(answer.statusCode == Int(status.code))
+        #expect(answer.data.isEmpty)
+    }
+
+    /// The same length on an answer that has a body is refused before it is read.
+    @Test func anAnnouncedLengthOverTheLimitOnAGETIsRefused() async throws {
+        await #expect(throws: CourierError.self) {
+            _ = try await collect(
+                status: .ok, method: "GET", headers: [("Content-Length", "\(Limits.defaultMaxResponseBytes + 1)")])
+        }
+    }
 }

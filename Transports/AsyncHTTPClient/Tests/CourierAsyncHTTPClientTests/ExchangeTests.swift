@@ -127,4 +127,99 @@ import Testing
             #expect(!AsyncHTTPClientTransport.isNamed(name, "content-length"))
         }
     }
+
+    /// One chunk, then a wait that only a cancel ends; says when the second chunk is asked for
+    /// (the first one is in the file by then).
+    struct OneThenHold: AsyncSequence, Sendable {
+        let askedAgain: AsyncStream<Void>.Continuation
+        let hold: AsyncStream<Void>
+        /// Kept so `hold` never finishes on its own.
+        let holdOpen: AsyncStream<Void>.Continuation
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let source: OneThenHold
+            var sent = false
+            mutating func next() async throws -> ByteBuffer? {
+                if !sent {
+                    sent = true
+                    return ByteBuffer(bytes: [1, 2, 3])
+                }
+                source.askedAgain.yield()
+                for await _ in source.hold {}
+                try Task.checkCancellation()
+                return nil
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: self) }
+    }
+
+    /// A download cancelled while its body arrives leaves no file: the removal ran through
+    /// `runIfActive`, which skips the work of a cancelled task. Found by review.
+    @Test func aCancelledDownloadLeavesNoFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(UUID().uuidString).part")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (asked, askedAgain) = AsyncStream<Void>.makeStream()
+        let (hold, holdOpen) = AsyncStream<Void>.makeStream()
+        defer { holdOpen.finish() }
+        let response = HTTPClientResponse(
+            status: .ok, headers: [:],
+            body: .stream(OneThenHold(askedAgain: askedAgain, hold: hold, holdOpen: holdOpen)))
+        var transfer = Transfer(
+            request: URLRequest(url: try #require(URL(string: "http://127.0.0.1/file"))), progress: nil,
+            limits: .default)
+        transfer.destination = .file(file)
+        let head = try AsyncHTTPClientTransport.head(of: response, request: transfer.request)
+        let exchange = Exchange(
+            transfer: transfer, response: response, head: head, redirects: 0, responseStart: nil, bytesSent: 0)
+        let download = Task { try await exchange.download(to: file) }
+        var askedIterator = asked.makeAsyncIterator()
+        _ = await askedIterator.next()
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        download.cancel()
+        await #expect(throws: (any Error).self) { try await download.value }
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    /// A body set as an `httpBodyStream` is refused with a typed error before anything is sent,
+    /// rather than sent as an empty body the caller is answered for. Found by review.
+    @Test func aBodyStreamIsRefusedBeforeSending() async throws {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:9/upload")))
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("streamed".utf8))
+        let error = await #expect(throws: CourierError.self) {
+            try await AsyncHTTPClientTransport().send(Transfer(request: request, progress: nil, limits: .default))
+        }
+        guard case .invalidUse(let message)? = error else {
+            Issue.record("expected invalidUse, got \(String(describing: error))")
+            return
+        }
+        #expect(message == AsyncHTTPClientTransport.bodyStreamMessage)
+    }
+
+    /// A compressed body whose one network chunk inflates to 32 MiB reaches a stream's reader in
+    /// slices of a few MiB, not whole (it went past the memory a stream is held to). Found by
+    /// review.
+    @Test func aChunkThatInflatesALotComesOutInSlices() async throws {
+        let whole = 32 << 20
+        let bomb = try compress(Data(count: whole), windowBits: 31)
+        let response = HTTPClientResponse(
+            status: .ok, headers: ["Content-Encoding": "gzip"], body: .stream(Chunks(parts: [Array(bomb)])))
+        let transfer = Transfer(
+            request: URLRequest(url: try #require(URL(string: "http://127.0.0.1/bomb"))), progress: nil,
+            limits: Limits(maxResponseBytes: .max, maxDecompressionRatio: .max))
+        let head = try AsyncHTTPClientTransport.head(of: response, request: transfer.request)
+        let exchange = Exchange(
+            transfer: transfer, response: response, head: head, redirects: 0, responseStart: nil, bytesSent: 0)
+        var total = 0
+        var largest = 0
+        for try await chunk in exchange.stream().body {
+            total += chunk.count
+            largest = max(largest, chunk.count)
+        }
+        #expect(total == whole)
+        // At most DEFLATE's largest ratio (1,032) times a slice.
+        #expect(largest <= 1_032 * Exchange.inflatedSlice + Inflater.pieceSize)
+        #expect(largest < whole / 4)
+    }
 }
