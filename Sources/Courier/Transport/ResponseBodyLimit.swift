@@ -113,7 +113,10 @@ public struct ResponseBodyLimit: Sendable {
     /// Whether an answer has no body, whatever its `Content-Length` and `Content-Encoding` say:
     /// one to `HEAD`, a 1xx, a 204 or a 304 (RFC 9110 §6.4.1, §9.3.2).
     public static func hasNoBody(status: Int, method: String?) -> Bool {
-        status < 200 || status == 204 || status == 304 || method?.uppercased() == "HEAD"
+        if status < 200 || status == 204 || status == 304 { return true }
+        // Without a copy of the method for the usual ones (this runs for every answer).
+        guard let method, method.utf8.count == 4 else { return false }
+        return method == "HEAD" || method.uppercased() == "HEAD"
     }
 
     /// The limit crossed by a body of `received` decoded bytes so far, if any.
