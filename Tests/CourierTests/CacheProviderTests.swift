@@ -174,6 +174,34 @@ import Testing
         #expect(served.withLock { $0 } == 3)
     }
 
+    /// A GET with a body (a search API, `Limits.allowsBodyInGETAndHEAD`) is never answered with
+    /// the response to another body: it goes to the network as it is. Found by review.
+    @Test func aGETWithABodyIsNotAnsweredWithAnotherBodysResponse() async throws {
+        struct Search: TargetType {
+            var query: String
+            var baseURL: URL { URL(string: "https://search.example.com")! }
+            var path: String { "index/_search" }
+            var headers: [String: String] { [:] }
+            var task: HTTPTask { .data(Data(query.utf8)) }
+            var limits: Limits? { Limits(allowsBodyInGETAndHEAD: true) }
+            var cachePolicy: CachePolicy { .protocolRules }
+        }
+        let transport = StubTransport()
+        transport.on(
+            { _ in true },
+            .handler { request in
+                Response(
+                    statusCode: 200, data: request.httpBody ?? Data(), request: request, url: request.url!,
+                    headerFields: [("Cache-Control", "max-age=60")])
+            })
+        let provider = Provider<Search>(transport: transport, cache: HTTPCache(storage: MemoryCacheStorage()))
+        _ = try await provider.request(Search(query: "a"))
+        let second = try await provider.request(Search(query: "b"))
+        #expect(second.data == Data("b".utf8))
+        #expect(second.cacheStatus == .network)
+        #expect(transport.requests.count == 2)
+    }
+
     /// A 304 that answers the validators the cache added, but from the end of a redirect, is not
     /// handed to a caller who sent none: the request goes again without validators, and the
     /// caller gets a whole answer. Found by review.

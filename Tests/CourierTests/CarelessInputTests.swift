@@ -25,6 +25,8 @@ import Testing
     @Test(arguments: [
         "users/../../admin", "..", "../x", "a/./b", ".", "%2e%2e/admin", "a/%2E%2e", "a/..%2F..", "..\\admin",
         "a\\..\\b", "x/.",
+        // Beside an escape that does not decode (a lone `%`, bytes that are not UTF-8): found by review.
+        "%2e%2e/admin/100%", "%2e%2e/x%ff", "a/%2E%2E/%C0b", "a/%2e%zz/%2e%2e",
     ])
     func dotSegmentsNeverLeaveTheBasePath(path: String) {
         #expect {
@@ -35,7 +37,16 @@ import Testing
         }
     }
 
-    @Test(arguments: ["a..b/c", "..a", "a.", "v1.2/items", "%2e%2ex", "search?q=../x"])
+    /// A refused path's error keeps the secrets of its query out. Found by review.
+    @Test func aRefusedPathKeepsItsQuerySecretsOutOfTheError() {
+        #expect {
+            try Endpoint(target: Path(path: "../x?api_key=S3CRET")).urlRequest()
+        } throws: { error in
+            !"\(error)".contains("S3CRET") && "\(error)".contains("segment")
+        }
+    }
+
+    @Test(arguments: ["a..b/c", "..a", "a.", "v1.2/items", "%2e%2ex", "search?q=../x", "files/100%", "%2e%2e%"])
     func dotsInsideSegmentsAreFine(path: String) throws {
         let url = try #require(try Endpoint(target: Path(path: path)).urlRequest().url)
         #expect(url.host == "api.example.com")

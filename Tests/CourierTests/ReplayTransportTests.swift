@@ -367,6 +367,59 @@ import Testing
         #expect(response.value(forHTTPHeaderField: "X-Part") == "1, 2")
     }
 
+    /// A fixture Courier did not write, with a secret in its URL, matches the same request: the
+    /// recorded side is redacted as the live one is. Found by review.
+    @Test func aForeignFixtureWithASecretIsMatchedAfterRedaction() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let har = #"""
+            {"log": {"version": "1.2", "creator": {"name": "hand", "version": "1"},
+              "entries": [{"startedDateTime": "2026-11-24T06:00:01.123Z", "time": 1,
+                "request": {"method": "GET", "url": "https://api.example.com/v1/items?api_key=abc",
+                  "httpVersion": "HTTP/1.1", "headers": [{"name": "Authorization", "value": "Bearer abc"}],
+                  "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "headers": [],
+                  "cookies": [], "content": {"size": 2, "mimeType": "text/plain", "text": "ok"},
+                  "redirectURL": "", "headersSize": -1, "bodySize": 2},
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}}]}}
+            """#
+        let fixture = try folder.file("foreign.har", contents: Data(har.utf8))
+        let player = ReplayTransport(fixture: fixture, mode: .replay, upstream: Self.unreachable())
+        var request = URLRequest(url: URL(string: "https://api.example.com/v1/items?api_key=abc")!)
+        request.setValue("Bearer abc", forHTTPHeaderField: "Authorization")
+        let response = try await player.send(request)
+        #expect(response.data == Data("ok".utf8))
+    }
+
+    struct Login: TargetType {
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "login" }
+        var method: HTTPMethod { .post }
+        var headers: [String: String] { [:] }
+        var task: HTTPTask { .json(["user": "ada", "password": "hunter2"]) }
+        var requestCompression: RequestCompression? { RequestCompression(.gzip, minimumBytes: 0) }
+    }
+
+    /// A compressed request body reaches the fixture as the placeholder: its secrets cannot be
+    /// found in gzip bytes, which anyone could decompress from the fixture. Found by review.
+    @Test func aCompressedRequestBodyNeverReachesTheFixture() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let fixture = folder.url.appendingPathComponent("login.har")
+        let network = StubTransport().on(.post, "login", .data(Data("{}".utf8)))
+        let recorder = ReplayTransport(fixture: fixture, mode: .record, upstream: network)
+        _ = try await Provider<Login>(transport: recorder).request(Login())
+        await recorder.waitForRecordings()
+        let sent = try #require(network.requests.first?.body)
+        #expect(sent.starts(with: [0x1F, 0x8B]))  // gzip went on the wire
+        let text = try String(contentsOf: fixture, encoding: .utf8)
+        #expect(!text.contains(sent.base64EncodedString()))
+        #expect(text.contains(#""text" : "REDACTED""#))
+        // Replayed: the live request, compressed again, matches the placeholder.
+        let player = ReplayTransport(fixture: fixture, mode: .replay, upstream: Self.unreachable())
+        #expect(try await Provider<Login>(transport: player).request(Login()).data == Data("{}".utf8))
+    }
+
     @Test func theModeComesFromItsName() {
         #expect(ReplayTransport.Mode(rawValue: "record") == .record)
         #expect(ReplayTransport.Mode(rawValue: "missing") == .recordMissing)

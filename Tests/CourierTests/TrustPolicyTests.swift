@@ -154,6 +154,12 @@ import Testing
         #expect(refusal(TrustPolicies(hosts: ["api.test": .system, "[::1]": .system])) == nil)
         #expect(refusal(TrustPolicies(hosts: ["::1": .system, "[::1]": .system]))?.setting == .host)
         #expect(refusal(TrustPolicies(hosts: ["cafe:443": .system]))?.setting == .host)
+        // A wildcard matches no host: refused rather than leaving the hosts it meant on the default
+        // policy. Found by review.
+        let wildcard = refusal(TrustPolicies(hosts: ["*.internal.test": .system]))
+        #expect(wildcard?.setting == .host)
+        #expect(wildcard?.host == "*.internal.test")
+        #expect(wildcard?.reason.contains("wildcard") == true)
     }
 
     @Test func hostsMatchExactlyIgnoringCaseAndATrailingDot() throws {

@@ -24,7 +24,12 @@ extension HTTPCache {
         send: (URLRequest) async throws -> Response
     ) async throws -> Response {
         let method = (request.httpMethod ?? "GET").uppercased()
-        guard let url = request.url, let key = CacheRules.key(for: url), method == "GET" else {
+        // A GET with a body (`Limits.allowsBodyInGETAndHEAD`, a search API) goes to the network
+        // as it is: its key would leave the body out, and one body's answer would be served for
+        // another's. Found by review.
+        guard let url = request.url, let key = CacheRules.key(for: url), method == "GET",
+            request.httpBody?.isEmpty ?? true, request.httpBodyStream == nil
+        else {
             let response = try await send(request)
             if let url = request.url { await invalidate(after: response, method: method, url: url) }
             return response

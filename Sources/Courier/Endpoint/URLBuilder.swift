@@ -32,7 +32,8 @@ enum URLBuilder {
             pathText.withUTF8 { pathBytes in build(base: baseBytes, parts: base, path: pathBytes) }
         }
         guard let built else {
-            throw .requestMapping("the path '\(path)' has a '.' or '..' segment, which would leave the base URL's path")
+            throw .requestMapping(
+                "the path '\(Redaction.string(path))' has a '.' or '..' segment, which would leave the base URL's path")
         }
         if built.pathHasPercent {
             // A percent-encoded dot segment: decoded only for paths with a `%`.
@@ -40,11 +41,14 @@ enum URLBuilder {
             if let mark = path.utf8.firstIndex(of: question) { pathPart = path[..<mark] }
             if containsDotSegment(pathPart.drop { $0 == "/" }) {
                 throw .requestMapping(
-                    "the path '\(path)' has a '.' or '..' segment, which would leave the base URL's path")
+                    "the path '\(Redaction.string(path))' has a '.' or '..' segment, which would leave the base URL's path"
+                )
             }
         }
         guard let url = URL(string: built.text) else {
-            throw .requestMapping("'\(path)' appended to '\(baseURL.absoluteString)' is not a valid URL")
+            throw .requestMapping(
+                "'\(Redaction.string(path))' appended to '\(Redaction.string(baseURL.absoluteString))' is not a valid URL"
+            )
         }
         return url
     }
@@ -73,7 +77,8 @@ enum URLBuilder {
             }
         }
         guard let result = URL(string: text) else {
-            throw .requestMapping("the query '\(query)' does not fit '\(url.absoluteString)'")
+            throw .requestMapping(
+                "the query '\(Redaction.string("?" + query))' does not fit '\(Redaction.string(url.absoluteString))'")
         }
         return result
     }
@@ -237,9 +242,32 @@ enum URLBuilder {
         let hasPercent = path.utf8.contains(UInt8(ascii: "%"))
         guard hasPercent || path.utf8.contains(UInt8(ascii: ".")) else { return false }
         if hasDotSegment(path.utf8) { return true }
-        // Foundation's percent-decoding is slow on Linux: only for paths that have a `%`.
-        guard hasPercent, let decoded = String(path).removingPercentEncoding else { return false }
-        return hasDotSegment(decoded.utf8)
+        guard hasPercent else { return false }
+        return hasDotSegment(lenientlyDecoded(path.utf8))
+    }
+
+    /// `bytes` with each valid `%XX` escape decoded and every other byte as it is. Not
+    /// `removingPercentEncoding`, which gives up on the whole string for one lone `%` or one escape
+    /// that is not UTF-8: `%2e%2e/admin/100%` then passed as having no dot segment, and went out
+    /// as `/%2e%2e/admin/100%25`, which servers that decode before resolving read as `..`. Found
+    /// by review.
+    static func lenientlyDecoded(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        let bytes = Array(bytes)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = ASCII.hexValue(bytes[index + 1]), let low = ASCII.hexValue(bytes[index + 2])
+            {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return decoded
     }
 
     /// Whether a `/`- or `\`-separated segment of `bytes` is `.` or `..`.

@@ -14,6 +14,16 @@ enum ASCII {
         (byte | 0x20) &- UInt8(ascii: "a") < 26
     }
 
+    /// The value of a hexadecimal digit (0–9, a–f, A–F), `nil` for any other byte.
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// Whether `byte` is a digit, 0–9.
     @inline(__always)
     static func isDigit(_ byte: UInt8) -> Bool {

@@ -65,11 +65,13 @@ public struct TrustPolicies: Sendable {
         return host
     }
 
-    /// Refuses host keys that could never match: empty, with a scheme, port, path or spaces, or
-    /// two keys for one host. An IPv6 address may be written with or without brackets.
+    /// Refuses host keys that could never match: empty, with a scheme, port, path, spaces or a
+    /// wildcard (`*.example.com` matches no host: it was accepted and the hosts it meant got the
+    /// default policy, found by review), or two keys for one host. An IPv6 address may be written
+    /// with or without brackets.
     func validateHosts() throws(TrustConfigurationError) {
         var seen = Set<String>()
-        let forbidden = CharacterSet(charactersIn: "/:@?#[]").union(.whitespacesAndNewlines)
+        let forbidden = CharacterSet(charactersIn: "/:@?#[]*").union(.whitespacesAndNewlines)
         let ipv6 = CharacterSet(charactersIn: "0123456789abcdef:.")
         for name in hosts.keys.sorted() {
             let key = Self.normalize(name)
@@ -78,7 +80,8 @@ public struct TrustPolicies: Sendable {
             guard !key.isEmpty, isIPv6 || key.rangeOfCharacter(from: forbidden) == nil else {
                 throw TrustConfigurationError(
                     setting: .host, problem: .invalid, host: name,
-                    reason: "a host key is a bare host name such as api.example.com, without scheme, port or path")
+                    reason: "a host key is a bare host name such as api.example.com, without scheme, port, path "
+                        + "or wildcard (a key matches one host exactly: give each host its own key)")
             }
             guard seen.insert(key).inserted else {
                 throw TrustConfigurationError(

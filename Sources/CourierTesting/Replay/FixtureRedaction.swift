@@ -51,7 +51,10 @@ public struct FixtureRedaction: Sendable {
     }
     /// Response headers left out of fixtures because they change on every recording. Default: `Date`.
     public var volatileResponseHeaders: Set<String>
-    /// Rewrites a request body before it is written (and before a request is matched). Default: `nil`.
+    /// Rewrites a request body before it is written (and before a request is matched), after the
+    /// secret fields are replaced; it also sees a compressed body (`Content-Encoding`), which is
+    /// otherwise written as ``placeholder``. It may see a body it rewrote already (a recorded
+    /// request is redacted again to be matched): make it give the same result twice. Default: `nil`.
     public var requestBody: (@Sendable (Data, URLRequest) -> Data)?
     /// Rewrites a response body before it is written. Default: `nil`.
     public var responseBody: (@Sendable (Data, URLRequest) -> Data)?
@@ -107,13 +110,22 @@ public struct FixtureRedaction: Sendable {
         return (RedactionPolicy.applying(edits, to: data), chunks.flatMap { RedactionPolicy.sizes($0, after: edits) })
     }
 
-    /// The request as a fixture holds it (and as it is matched).
+    /// The request as a fixture holds it (and as it is matched). A body with a `Content-Encoding`
+    /// (request compression) is written as ``placeholder`` unless ``requestBody`` rewrites it: its
+    /// secrets cannot be found in compressed bytes, and anyone could decompress it from the
+    /// fixture. Found by review.
     func request(_ request: URLRequest, body: Data) -> (request: URLRequest, body: Data) {
         var redacted = request
         redacted.httpBody = nil
         redacted = policy.request(redacted)
-        var body = self.body(body, contentType: request.value(forHTTPHeaderField: "Content-Type")).body
-        if let filter = requestBody { body = filter(body, request) }
+        var body = body
+        if let filter = requestBody {
+            body = filter(self.body(body, contentType: request.value(forHTTPHeaderField: "Content-Type")).body, request)
+        } else if !body.isEmpty, !ContentCoding.list(request.value(forHTTPHeaderField: "Content-Encoding")).isEmpty {
+            body = Data(Self.placeholder.utf8)
+        } else {
+            body = self.body(body, contentType: request.value(forHTTPHeaderField: "Content-Type")).body
+        }
         redacted.httpBody = body.isEmpty ? nil : body
         return (redacted, body)
     }

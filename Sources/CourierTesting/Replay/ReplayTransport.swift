@@ -271,13 +271,15 @@ public final class ReplayTransport: Transport, Sendable {
         }
     }
 
-    /// A recorded request as matching sees it.
+    /// A recorded request as matching sees it: after the same redaction as the live request, so
+    /// a fixture Courier did not write (a browser's HAR), or one recorded before a name was added
+    /// to the redaction, still matches a request with the same secret. Found by review.
     static func request(_ entry: HAR.Entry, _ redaction: FixtureRedaction) -> URLRequest {
         var request = URLRequest(url: URL(string: entry.request.url) ?? URL(fileURLWithPath: "/"))
         request.httpMethod = entry.request.method
         for header in entry.request.headers { request.addValue(header.value, forHTTPHeaderField: header.name) }
         if let post = entry.request.postData { request.httpBody = HAR.data(post.text, encoding: post.encoding) }
-        return request
+        return redaction.request(request, body: request.httpBody ?? Data()).request
     }
 
     /// The recorded response, for `request`.
