@@ -298,6 +298,38 @@ struct StreamTarget: TargetType {
         #expect(finished.all == ["success 200"])
     }
 
+    /// A reader that leaves a body the server had finished, its last chunks unread (by leaving the
+    /// loop, or cancelled), ends the call cancelled for the plugins too, not as a success. Found
+    /// by review.
+    @Test(arguments: [false, true]) func leavingAFinishedBodyEarlyEndsTheCallCancelled(cancelling: Bool) async throws {
+        let (ends, signal) = AsyncStream.makeStream(of: Result<Response, CourierError>.self)
+        struct Finish: Plugin {
+            let signal: AsyncStream<Result<Response, CourierError>>.Continuation
+            func didFinish(
+                _ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext
+            ) async {
+                signal.yield(result)
+            }
+        }
+        let transport = ScriptedStreamTransport([.init(status: 200, chunks: ["a", "b"], finished: true)])
+        let provider = Provider<StreamTarget>(transport: transport, plugins: [Finish(signal: signal)])
+        let stream = try await provider.stream(StreamTarget())
+        if cancelling {
+            let reader = Task {
+                var chunks = stream.chunks.makeAsyncIterator()
+                _ = try await chunks.next()
+                withUnsafeCurrentTask { $0?.cancel() }
+                _ = try await chunks.next()
+            }
+            await #expect(throws: CourierError.self) { try await reader.value }
+        } else {
+            for try await _ in stream.chunks { break }
+        }
+        var iterator = ends.makeAsyncIterator()
+        let result = await iterator.next()
+        #expect(result?.failure?.isCancellation == true, "\(String(describing: result))")
+    }
+
     /// Records `didFinish` without signalling: the test reads the log right after the body ends.
     struct FinishLog: Plugin {
         let log: EventLog

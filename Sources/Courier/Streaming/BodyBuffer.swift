@@ -197,11 +197,14 @@ final class BodyBuffer: Sendable {
 
     /// The reader met the end or an error: the stream is terminated, and the call's end
     /// (``onEnd(_:)``) runs here, before the reader is answered.
-    private func finishForReader() async {
+    /// `readerCancelled`: the reader is answered ``CourierError/cancelled``, and so is the call's
+    /// end, whatever ended the body before (a body the writer had finished, its last chunks unread,
+    /// ended the call as a success; found by review).
+    private func finishForReader(readerCancelled: Bool = false) async {
         terminate(leavingEndToReader: true)
         let (handler, outcome) = state.withLock { state in
             defer { state.onEnd = nil }
-            return (state.onEnd, Self.outcome(of: state.end))
+            return (state.onEnd, readerCancelled ? .cancelled : Self.outcome(of: state.end))
         }
         if let handler { await handler(outcome) }
     }
@@ -244,7 +247,7 @@ final class BodyBuffer: Sendable {
         while true {
             if Task.isCancelled {
                 end(with: .cancelled, byWriter: false)
-                await finishForReader()
+                await finishForReader(readerCancelled: true)
                 throw .cancelled
             }
             switch take() {
@@ -258,7 +261,7 @@ final class BodyBuffer: Sendable {
                 let read = await readSpilled(descriptor, at: offset, length: length)
                 if Task.isCancelled {
                     end(with: .cancelled, byWriter: false)
-                    await finishForReader()
+                    await finishForReader(readerCancelled: true)
                     throw .cancelled
                 }
                 switch read {
@@ -301,7 +304,13 @@ final class BodyBuffer: Sendable {
             state.onTermination = nil
             var ended: (@Sendable () async -> Void)?
             if !leavingEndToReader, state.waiter == nil, let onEnd = state.onEnd {
-                let outcome = Self.outcome(of: state.end)
+                // The reader left a body the writer had finished with chunks still unread: it
+                // left early, and the call ends cancelled, not as a success.
+                var leftEarly = false
+                if case .some(.none) = state.end, state.hasChunks || (state.spill?.unread ?? 0) > 0 {
+                    leftEarly = true
+                }
+                let outcome = leftEarly ? .cancelled : Self.outcome(of: state.end)
                 ended = { await onEnd(outcome) }
                 state.onEnd = nil
             }
