@@ -35,6 +35,26 @@ import Testing
         #expect(response.request?.url?.query == "v=1")
     }
 
+    /// A download is created readable by its owner only, whatever the umask: it starts in the
+    /// shared temporary directory, and the file moved into place is the same inode. Found by
+    /// review.
+    @Test func aDownloadIsReadableByItsOwnerOnly() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = Provider<Download>(stubClosure: Provider.immediatelyStub)
+        let saved = try #require(
+            try await provider.request(Download(destination: .folder(folder.url) { _, _ in "private.pdf" })).fileURL)
+        var info = stat()
+        #expect(stat(saved.path, &info) == 0)
+        #expect(info.st_mode & 0o077 == 0, "mode \(String(info.st_mode & 0o777, radix: 8))")
+        // A body larger than the inline write, written off the pool.
+        let large = TemporaryFiles.newDownloadURL()
+        defer { unlink(large.path) }
+        try FileIO.writePrivateFile(Data(count: Transfer.inlineWriteLimit + 1), to: large)
+        #expect(stat(large.path, &info) == 0)
+        #expect(info.st_mode & 0o077 == 0)
+    }
+
     @Test func downloadThroughATransportUsesItsTransfer() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

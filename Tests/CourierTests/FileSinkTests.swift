@@ -70,6 +70,19 @@ import Testing
         #expect(try Data(contentsOf: url) == chunks.reduce(Data(), +))
     }
 
+    /// The file is created readable by its owner only (`FileIO.privateFileMode`). Found by review.
+    @Test func theFileIsReadableByItsOwnerOnly() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let url = folder.url.appendingPathComponent("private.part")
+        let sink = FileSink(url: url)
+        try sink.append(Data("secret".utf8))
+        #expect(await Self.finish(sink) == nil)
+        var info = stat()
+        #expect(stat(url.path, &info) == 0)
+        #expect(info.st_mode & 0o077 == 0)
+    }
+
     @Test func anEmptyBodyIsAnEmptyFile() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

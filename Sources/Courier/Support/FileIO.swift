@@ -31,4 +31,32 @@ enum FileIO {
             return true
         }
     }
+
+    /// The mode of the download files Courier creates: readable and writable by their owner only.
+    /// They start in the shared temporary directory, and a file moved into place is the same inode:
+    /// one opened by another user while it was there could be read to its end after the move.
+    package static let privateFileMode: mode_t = 0o600
+
+    /// Writes `data` to a file at `url` created (or truncated) with ``privateFileMode``; a
+    /// symbolic link in its place is refused. Throws the Cocoa error `Data.write(to:)` would.
+    static func writePrivateFile(_ data: Data, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, privateFileMode)
+        guard descriptor >= 0 else { throw CocoaError.error(path: url.path) }
+        guard writeAll(data, to: descriptor) else {
+            let failure = CocoaError.error(path: url.path)
+            close(descriptor)
+            throw failure
+        }
+        guard close(descriptor) == 0 else { throw CocoaError.error(path: url.path) }
+    }
+}
+
+extension CocoaError {
+    /// The failed call's `errno` as a Cocoa error naming the file, as Foundation's writes report it.
+    fileprivate static func error(path: String) -> CocoaError {
+        let code = errno
+        var info: [String: Any] = [NSFilePathErrorKey: path]
+        if let posix = POSIXErrorCode(rawValue: code) { info[NSUnderlyingErrorKey] = POSIXError(posix) }
+        return CocoaError(code == ENOSPC ? .fileWriteOutOfSpace : .fileWriteUnknown, userInfo: info)
+    }
 }

@@ -120,7 +120,8 @@ enum SafeFiles {
         _ source: URL, folder: Int32, destination: URL, isCancelled: () -> Bool
     ) throws -> String {
         let staged = ".courier-\(UUID().uuidString).part"
-        let output = openat(folder, staged, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let output = openat(
+            folder, staged, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FileIO.privateFileMode)
         guard output >= 0 else { throw posixError(destination) }
         var closed = false
         defer { if !closed { close(output) } }

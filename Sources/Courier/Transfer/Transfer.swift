@@ -151,10 +151,11 @@ extension Transfer {
         // `send(_:)` and for stubs. A large one is written on a thread of its own, never on Swift's
         // cooperative pool (up to `maxDownloadBytes`, a write of seconds on a slow disk).
         let data = response.data
+        // Created readable by its owner only (`FileIO.privateFileMode`).
         if data.count <= Self.inlineWriteLimit {
-            try data.write(to: url)
+            try FileIO.writePrivateFile(data, to: url)
         } else {
-            try await BlockingIO.complete { _ in try data.write(to: url) }
+            try await BlockingIO.complete { _ in try FileIO.writePrivateFile(data, to: url) }
         }
         return response.withBody(Data(), fileURL: url, transferMetrics: metrics)
     }

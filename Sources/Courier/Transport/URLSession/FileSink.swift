@@ -172,10 +172,11 @@ final class FileSink: Sendable {
 
     // MARK: System calls
 
-    /// Creates (or truncates) the file and opens it for writing; a symbolic link in its place is
-    /// refused.
+    /// Creates (or truncates) the file, readable by its owner only (`FileIO.privateFileMode`), and
+    /// opens it for writing; a symbolic link in its place is refused.
     private static func open(_ url: URL) throws(CourierError) -> Int32 {
-        let descriptor = openFile(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        let descriptor = openFile(
+            url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, FileIO.privateFileMode)
         guard descriptor >= 0 else { throw fileError(path: url.path) }
         return descriptor
     }

@@ -207,7 +207,8 @@ struct DestinationFile: Sendable {
     /// Creates (or truncates) the file; a symbolic link in its place is refused.
     static func create(_ url: URL) async throws -> DestinationFile {
         let descriptor = try await NIOThreadPool.singleton.runIfActive { () throws -> Int32 in
-            let descriptor = systemOpen(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            // Readable by its owner only, as Courier's own downloads (`FileIO.privateFileMode`).
+            let descriptor = systemOpen(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw fileError(url) }
             return descriptor
         }
