@@ -95,6 +95,43 @@ import Testing
         var downloadResumption: DownloadResumption { .enabled(id: "own-range") }
     }
 
+    struct Star: TargetType {
+        var file: URL
+        var baseURL: URL { URL(string: "https://example.invalid")! }
+        var path: String { "file" }
+        var headers: [String: String] { [:] }
+        var task: HTTPTask { .download(.custom(options: [.removePreviousFile]) { [file] _, _ in file }) }
+        var validation: ValidationType { .successCodes }
+        var downloadResumption: DownloadResumption { .enabled(id: "star") }
+    }
+
+    /// A `206` whose range has an unknown total (`bytes 3-5/*`) and ends short of the length an
+    /// earlier answer gave the entity is not the whole file: its bytes are kept and the call fails,
+    /// as for a known total. One past that length is dropped. Found by review.
+    @Test(arguments: [("bytes 3-5/*", 6, true), ("bytes 3-11/*", 12, false)])
+    func a206WithAnUnknownTotalIsHeldToTheKnownLength(contentRange: String, length: Int, kept: Bool) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("star-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let transport = StubTransport()
+            .on(
+                .get, "file",
+                .data(Data(repeating: 8, count: length - 3), status: 206, headers: ["Content-Range": contentRange]))
+        let provider = Provider<Star>(transport: transport)
+        let entry = try #require(
+            provider.partialDownloads.adopt(
+                try Self.segment(3), offer: ResumeRules.Offer(length: 3, validator: "\"t\"", total: 10)))
+        provider.partialDownloads.checkIn("star", entry)
+        await #expect {
+            try await provider.request(Star(file: file))
+        } throws: { error in
+            guard case .underlying(let underlying, _) = error as? CourierError else { return false }
+            return underlying as? DownloadResumeFailure
+                == .rangeMismatch(expectedLength: 10, actualLength: Int64(length))
+        }
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(provider.partialDownloads.count == (kept ? 1 : 0))
+    }
+
     /// A resumable download asks for its own ranges: a caller's `Range` or `If-Range` would be
     /// replaced once bytes are kept, so it is refused before anything is sent, not dropped.
     @Test(arguments: ["Range", "If-Range"])

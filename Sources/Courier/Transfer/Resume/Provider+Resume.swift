@@ -135,8 +135,11 @@ extension Provider {
         }
         // `decide` read this range before answering `.append`.
         let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
-        let expected = range.map { $0.total ?? ($0.last + 1) } ?? -1
-        guard let range, length == range.last + 1 else {
+        // A range with an unknown total (`bytes 3-5/*`) ends where the entity does only when no
+        // earlier answer said the entity is longer: a short one was taken for the whole file.
+        // Found by review.
+        let expected = range.map { $0.total ?? entry.offer.total ?? ($0.last + 1) } ?? -1
+        guard let range, length == range.last + 1, length <= expected else {
             store.discard(entry)
             return .failure(
                 .underlying(
