@@ -62,6 +62,19 @@ import Testing
         #expect(fractions == [nil, 0, 0.5, 1, 1])
     }
 
+    /// A retried answer that had a body (and reached 1) does not hold the fraction at 1 for the
+    /// answer that follows: each attempt counts from 0. Found by review.
+    @Test func aRetriedAnswerWithABodyDoesNotHoldTheFractionAtOne() async throws {
+        let provider = Provider<TestAPI>(
+            transport: BodyThenBodyTransport(), clock: ImmediateClock(),
+            retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none))
+        var fractions: [Double?] = []
+        for try await event in provider.requestWithProgress(.validated(503, .successCodes)) {
+            fractions.append(event.fraction)
+        }
+        #expect(fractions == [0, 1, 0, 0.5, 1, 1])
+    }
+
     @Test func failuresAreThrownFromTheStream() async {
         let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
         await #expect {
@@ -133,3 +146,24 @@ private struct EmptyThenBodyTransport: Transport {
         return Response(statusCode: 200, data: Data("done".utf8), request: transfer.request)
     }
 }
+
+/// Answers a 503 with a body first, then the body the test waits for.
+private struct BodyThenBodyTransport: Transport {
+    let attempts = Locked(0)
+
+    func send(_ transfer: Transfer) async throws -> Response {
+        let attempt = attempts.withLock { attempts in
+            attempts += 1
+            return attempts
+        }
+        transfer.progress?(.responseStarted(expectedLength: 4))
+        if attempt == 1 {
+            transfer.progress?(.received(bytes: 4))
+            return Response(statusCode: 503, data: Data("busy".utf8), request: transfer.request)
+        }
+        transfer.progress?(.received(bytes: 2))
+        transfer.progress?(.received(bytes: 4))
+        return Response(statusCode: 200, data: Data("done".utf8), request: transfer.request)
+    }
+}
+

@@ -2,7 +2,8 @@
 ///
 /// Events arrive while the body is sent (``upload``) and while the response is received
 /// (``download``). ``fraction`` follows the transfer's main direction: the upload when the request
-/// has a body, otherwise the download. It never goes backwards and is `nil` while the total is
+/// has a body, otherwise the download. It never goes backwards within an attempt (a request
+/// retried, or sent again after a credential refresh, counts again from 0) and is `nil` while the total is
 /// unknown (a chunked response, or a compressed one whose `Content-Length` is the compressed size),
 /// and while an answer without a body (a download of 0 bytes) waits for the completed event: another
 /// answer may follow it (a status retried, a refreshed credential) and move the fraction from 0.

@@ -10,10 +10,17 @@ final class ProgressReporter: Sendable {
         self.continuation = continuation
     }
 
-    /// Starts counting, once the size of the request body is known.
+    /// Starts counting, once the size of the request body is known: for each attempt. A later
+    /// attempt (a status retried, a request sent again after a refresh) counts again from 0: the
+    /// answer before it may have had a body and reached 1, which held the fraction at 1 for the
+    /// whole transfer that followed (found by review).
     func start(uploadLength: Int64?) {
         tracker.withLock { tracker in
-            if tracker == nil { tracker = ProgressTracker(uploadLength: uploadLength) }
+            if tracker == nil {
+                tracker = ProgressTracker(uploadLength: uploadLength)
+            } else {
+                tracker?.restart()
+            }
         }
     }
 

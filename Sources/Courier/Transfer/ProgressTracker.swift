@@ -1,7 +1,8 @@
 /// The bookkeeping behind progress events: a pure state machine, fed transport reports, that
 /// returns the event to publish (or `nil` when nothing visible changed).
 ///
-/// Guarantees: `fraction` never decreases; it is `nil` while the main direction's total is
+/// Guarantees: `fraction` never decreases within an attempt (``restart()`` starts it again); it
+/// is `nil` while the main direction's total is
 /// unknown, or 0 (an answer without a body) and the transfer not completed; exactly one event is
 /// completed, the last; nothing is emitted after it.
 struct ProgressTracker {
@@ -52,6 +53,14 @@ struct ProgressTracker {
             download = next
         }
         return event(response: nil)
+    }
+
+    /// Another attempt begins: nothing of this transfer has moved yet.
+    mutating func restart() {
+        guard !isFinished else { return }
+        if let total = upload?.total { upload = ProgressEvent.Bytes(completed: 0, total: total) }
+        download = nil
+        lastFraction = nil
     }
 
     /// The last event: completed, fraction 1.
