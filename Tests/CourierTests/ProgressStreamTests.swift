@@ -166,4 +166,3 @@ private struct BodyThenBodyTransport: Transport {
         return Response(statusCode: 200, data: Data("done".utf8), request: transfer.request)
     }
 }
-
