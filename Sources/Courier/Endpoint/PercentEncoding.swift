@@ -32,6 +32,31 @@ enum PercentEncoding {
         }
     }
 
+    /// `bytes` with each valid `%XX` escape decoded and every other byte as it is. Not
+    /// `removingPercentEncoding`, which gives up on the whole string for one lone `%` or one escape
+    /// that is not UTF-8: `%2e%2e/admin/100%` then passed the dot-segment check, and went out as
+    /// `/%2e%2e/admin/100%25`, which servers that decode before resolving read as `..`; and a
+    /// query name `user%5B%FF%5D%5Bpassword%5D` was not seen as `password` by redaction. Found by
+    /// review.
+    static func lenientlyDecoded(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        let bytes = Array(bytes)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = ASCII.hexValue(bytes[index + 1]), let low = ASCII.hexValue(bytes[index + 2])
+            {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(bytes[index])
+                index += 1
+            }
+        }
+        return decoded
+    }
+
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     /// The uppercase hexadecimal digit for `value` (0–15).

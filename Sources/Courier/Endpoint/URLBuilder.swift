@@ -243,31 +243,7 @@ enum URLBuilder {
         guard hasPercent || path.utf8.contains(UInt8(ascii: ".")) else { return false }
         if hasDotSegment(path.utf8) { return true }
         guard hasPercent else { return false }
-        return hasDotSegment(lenientlyDecoded(path.utf8))
-    }
-
-    /// `bytes` with each valid `%XX` escape decoded and every other byte as it is. Not
-    /// `removingPercentEncoding`, which gives up on the whole string for one lone `%` or one escape
-    /// that is not UTF-8: `%2e%2e/admin/100%` then passed as having no dot segment, and went out
-    /// as `/%2e%2e/admin/100%25`, which servers that decode before resolving read as `..`. Found
-    /// by review.
-    static func lenientlyDecoded(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let bytes = Array(bytes)
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = ASCII.hexValue(bytes[index + 1]), let low = ASCII.hexValue(bytes[index + 2])
-            {
-                decoded.append(high << 4 | low)
-                index += 3
-            } else {
-                decoded.append(bytes[index])
-                index += 1
-            }
-        }
-        return decoded
+        return hasDotSegment(PercentEncoding.lenientlyDecoded(path.utf8))
     }
 
     /// Whether a `/`- or `\`-separated segment of `bytes` is `.` or `..`.

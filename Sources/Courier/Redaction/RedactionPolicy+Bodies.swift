@@ -82,14 +82,12 @@ extension RedactionPolicy {
         while start < span.upperBound {
             let end = bytes[start..<span.upperBound].firstIndex(of: UInt8(ascii: "&")) ?? span.upperBound
             if let equals = bytes[start..<end].firstIndex(of: UInt8(ascii: "=")) {
-                let raw = String(decoding: bytes[start..<equals], as: UTF8.self).replacingOccurrences(
-                    of: "+", with: " ")
                 // A trailing line break (a form typed into a file) is not part of the value.
                 var valueEnd = end
                 while valueEnd > equals + 1, bytes[valueEnd - 1] == 0x0A || bytes[valueEnd - 1] == 0x0D {
                     valueEnd -= 1
                 }
-                if isSecretFormField(raw.removingPercentEncoding ?? raw), valueEnd > equals + 1 {
+                if isSecretFormField(Self.decodedName(bytes[start..<equals])), valueEnd > equals + 1 {
                     edits.append(RedactionEdit(range: (equals + 1)..<valueEnd, replacement: placeholder))
                 }
             }

@@ -225,10 +225,17 @@ public struct RedactionPolicy: Sendable, Hashable {
         text.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
             guard let equals = item.firstIndex(of: "=") else { return String(item) }
             let name = item[..<equals]
-            let decoded = String(name).replacingOccurrences(of: "+", with: " ")
-            guard isSecret(decoded.removingPercentEncoding ?? decoded) else { return String(item) }
+            guard isSecret(Self.decodedName(name.utf8)) else { return String(item) }
             return "\(name)=\(placeholder)"
         }.joined(separator: "&")
+    }
+
+    /// A query or form item's name as a server reads it: `+` as a space, each valid `%XX` escape
+    /// decoded on its own (one bad escape does not leave the rest encoded, so
+    /// `user%5B%FF%5D%5Bpassword%5D` is still seen as `password`).
+    static func decodedName(_ raw: some Collection<UInt8>) -> String {
+        let spaced = raw.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+        return String(decoding: PercentEncoding.lenientlyDecoded(spaced), as: UTF8.self)
     }
 
     /// `scheme://user:secret@host/…` becomes `scheme://<placeholder>@host/…`.

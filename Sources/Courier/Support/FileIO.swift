@@ -52,8 +52,10 @@ enum FileIO {
 }
 
 extension CocoaError {
-    /// The failed call's `errno` as a Cocoa error naming the file, as Foundation's writes report it.
-    fileprivate static func error(path: String) -> CocoaError {
+    /// The failed call's `errno` as a Cocoa error naming the file, with the POSIX error under it, as
+    /// Foundation's writes report it (`.fileWriteOutOfSpace` for `ENOSPC`). Read `errno` first: call
+    /// it right after the failed call, before anything else that may set it (`close`).
+    static func error(path: String) -> CocoaError {
         let code = errno
         var info: [String: Any] = [NSFilePathErrorKey: path]
         if let posix = POSIXErrorCode(rawValue: code) { info[NSUnderlyingErrorKey] = POSIXError(posix) }

@@ -119,10 +119,10 @@ final class PartialDownloads: Sendable {
         let total = entry.offer.length + Int64(info.st_size)
         guard total <= limit else { throw CourierError.limitExceeded(.downloadBody(limit: limit)) }
         let output = open(entry.file.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard output >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: entry.file.path]) }
+        guard output >= 0 else { throw CocoaError.error(path: entry.file.path) }
         defer { close(output) }
         // Written at the length on record, whatever is past it.
-        guard ftruncate(output, off_t(entry.offer.length)) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        guard ftruncate(output, off_t(entry.offer.length)) == 0 else { throw CocoaError.error(path: entry.file.path) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = entry.offer.length
         while true {
@@ -131,7 +131,7 @@ final class PartialDownloads: Sendable {
             guard count >= 0 else { throw CocoaError(.fileReadUnknown) }
             if count == 0 { break }
             guard FileIO.writeAll(Data(buffer[0..<count]), to: output, at: offset) else {
-                throw CocoaError(errno == ENOSPC ? .fileWriteOutOfSpace : .fileWriteUnknown)
+                throw CocoaError.error(path: entry.file.path)
             }
             offset += Int64(count)
         }

@@ -187,12 +187,7 @@ final class FileSink: Sendable {
     }
 
     /// The failed call's `errno` as a Cocoa error naming the file, with the POSIX error under it.
-    private static func fileError(path: String) -> CourierError {
-        let code = errno
-        var info: [String: Any] = [NSFilePathErrorKey: path]
-        if let posix = POSIXErrorCode(rawValue: code) { info[NSUnderlyingErrorKey] = POSIXError(posix) }
-        return CourierError(CocoaError(code == ENOSPC ? .fileWriteOutOfSpace : .fileWriteUnknown, userInfo: info))
-    }
+    private static func fileError(path: String) -> CourierError { CourierError(CocoaError.error(path: path)) }
 }
 
 // The C library's calls, named apart from FileSink's own `open` and `close`.
