@@ -213,6 +213,70 @@ import Testing
         #expect(limit == .seconds(3))
     }
 
+    /// Records what `didReceive`, `process` and `didFinish` see, and tells when `didFinish` ran.
+    struct OutcomePlugin: Plugin {
+        let log: EventLog
+        let finished: AsyncStream<Void>.Continuation
+        func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
+            log.append("didReceive(\(RecordingPlugin.describe(result)))")
+        }
+        func process(
+            _ result: Result<Response, CourierError>, context: RequestContext
+        ) async -> Result<Response, CourierError> {
+            log.append("process(\(RecordingPlugin.describe(result)))")
+            return result
+        }
+        func didFinish(_ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext) async {
+            log.append("didFinish(\(RecordingPlugin.describe(result)))")
+            finished.yield()
+        }
+    }
+
+    /// The caller is answered `.timedOut` when the call's deadline passes, and the plugins see
+    /// the same, not the cancel that stopped the stages (found by review). Nothing is retried.
+    @Test(arguments: [false, true])
+    func pluginsSeeTheCallTimeoutAsTheCallerDoes(retries: Bool) async throws {
+        let clock = TestClock()
+        let transport = GatedTransport()
+        let log = EventLog()
+        let (finished, finishing) = AsyncStream.makeStream(of: Void.self)
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [OutcomePlugin(log: log, finished: finishing)], clock: clock,
+            callTimeout: .seconds(3), retryPolicy: retries ? RetryPolicy(maxAttempts: 3) : .disabled)
+        let request = Task { try await provider.request(.plain) }
+        await transport.waitForRequests(1)
+        clock.advance(by: .seconds(3))
+        guard case .timedOut(let limit) = (await request.result).failure as? CourierError else {
+            Issue.record("expected timedOut")
+            return
+        }
+        #expect(limit == .seconds(3))
+        var iterator = finished.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(log.all == ["didReceive(timedOut)", "process(timedOut)", "didFinish(timedOut)"])
+        #expect(transport.calls == 1)
+    }
+
+    @Test func aCallerCancelledBeforeTheCallTimeoutIsReportedCancelled() async throws {
+        let clock = TestClock()
+        let transport = GatedTransport()
+        let log = EventLog()
+        let (finished, finishing) = AsyncStream.makeStream(of: Void.self)
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [OutcomePlugin(log: log, finished: finishing)], clock: clock,
+            callTimeout: .seconds(3))
+        let request = Task { try await provider.request(.plain) }
+        await transport.waitForRequests(1)
+        request.cancel()
+        guard case .cancelled = (await request.result).failure as? CourierError else {
+            Issue.record("expected cancelled")
+            return
+        }
+        var iterator = finished.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(log.all == ["didReceive(cancelled)", "process(cancelled)", "didFinish(cancelled)"])
+    }
+
     @Test func theCallTimeoutAnswersEvenWhenAMappingNeverReturns() async throws {
         let clock = TestClock()
         let stuck = StuckForever()

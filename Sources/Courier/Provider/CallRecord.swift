@@ -10,6 +10,8 @@ struct CallRecord {
     var last: Duration
     /// The compressed body's temporary file, removed when the call ends (compressed uploads).
     var compressedBody: URL?
+    /// The call's deadline, when it has one: a cancel it caused is reported as `.timedOut`.
+    var expiry: DeadlineExpiry?
 
     init(id: RequestID, target: any TargetType, start: Duration) {
         context = RequestContext(id: id, target: target)

@@ -30,13 +30,14 @@ extension Provider {
         // The whole call: mappings, plugins, signing, every attempt and wait. The caller is
         // answered when it passes, even by a stage that never returns.
         // A streamed head that arrives as the deadline passes: its transfer ends here.
+        let expiry = DeadlineExpiry(callTimeout)
         let stages: @Sendable () async -> Result<CallAnswer, CourierError> = {
-            await self.performStages(plan, target: target)
+            await self.performStages(plan, target: target, expiry: expiry)
         }
         // A download the stages put in place after the caller was answered is removed: the caller
         // was told it failed (as `within` does for an attempt's deadline).
         return await Deadline.run(
-            within: callTimeout, timer: deadlines,
+            within: callTimeout, timer: deadlines, expiry: expiry,
             discarded: { answer in
                 if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }
                 answer.discard()
@@ -46,13 +47,14 @@ extension Provider {
     /// The driver: runs the stages before the first send, then does what the call's
     /// ``CallStateMachine`` says (send, refresh, wait, finish) until it finishes.
     private nonisolated(nonsending) func performStages(
-        _ plan: CallPlan, target: Target
+        _ plan: CallPlan, target: Target, expiry: DeadlineExpiry? = nil
     ) async -> Result<CallAnswer, CourierError> {
         // What is requested, as plugins and transports see it (the wrapped target of a `MultiTarget`,
         // which forwards every setting to it): boxed once per call, for the call's context and its
         // `Transfer` (issue 29: one existential box, not one for each, for a target too large to
         // be stored inline).
         var call = CallRecord(id: requestIDs.next(), target: target.pluginTarget, start: elapsed())
+        call.expiry = expiry
         defer { RequestCompressor.remove(call.compressedBody) }  // compressed uploads
         let endpoint: Endpoint
         let request: URLRequest
@@ -237,7 +239,9 @@ extension Provider {
                 statusCode: response?.statusCode, transfer: transfer))
         call.metrics.recordTraffic(exchanged.traffic)  // Traffic control (27)
         if !hooked.didReceive.isEmpty {
-            let received = result.map { $0.head }
+            // The call's deadline, not a cancel, to plugins (the state machine still sees the
+            // cancel: nothing is retried after the deadline).
+            let received = result.map { $0.head }.mapError { call.expiry?.reported($0) ?? $0 }
             await call.hooks(hooked.didReceive, of: self) { plugin, context in
                 await plugin.didReceive(received, context: context)
             }
@@ -271,6 +275,7 @@ extension Provider {
         justAttempted: Bool = false
     ) async -> Result<CallAnswer, CourierError> {
         var result = result
+        if let expiry = call.expiry, case .failure(let error) = result { result = .failure(expiry.reported(error)) }
         // A refused response's API error, decoded once for the caller (and the plugins), after
         // retries and refresh have seen the status.
         var decoded = false

@@ -4,10 +4,13 @@ import Foundation
 /// caller with whichever comes first, without waiting for an operation that ignores cancellation
 /// (a mapping or plugin that never returns): it is cancelled and left to end on its own.
 enum Deadline {
-    /// - Parameter discarded: Called with the operation's value when it arrives after the caller
-    ///   was answered otherwise, to release what it holds (a downloaded file).
+    /// - Parameters:
+    ///   - expiry: Told that the deadline passed before the operation is cancelled for it, so the
+    ///     operation can tell that cancel from the caller's.
+    ///   - discarded: Called with the operation's value when it arrives after the caller was
+    ///     answered otherwise, to release what it holds (a downloaded file).
     static func run<T: Sendable>(
-        within duration: Duration, timer: any DeadlineScheduling,
+        within duration: Duration, timer: any DeadlineScheduling, expiry: DeadlineExpiry? = nil,
         discarded: (@Sendable (T) -> Void)? = nil,
         _ operation: @escaping @Sendable () async -> Result<T, CourierError>
     ) async -> Result<T, CourierError> {
@@ -16,7 +19,7 @@ enum Deadline {
             await withCheckedContinuation { continuation in
                 race.begin(continuation)
                 let id = timer.schedule(after: duration) {
-                    race.finish(.failure(.timedOut(duration)))
+                    race.finish(.failure(.timedOut(duration)), beforeStopping: expiry?.expire)
                 }
                 race.started(
                     Task {
@@ -46,10 +49,12 @@ private final class DeadlineRace<T: Sendable>: Sendable {
         if answer.isFinished { stop() }
     }
 
-    /// Answers the caller with `result` unless it was answered already; returns whether it was this.
+    /// Answers the caller with `result` unless it was answered already; returns whether it was
+    /// this. `beforeStopping` runs, when it was, before the operation is cancelled.
     @discardableResult
-    func finish(_ result: Result<T, CourierError>) -> Bool {
+    func finish(_ result: Result<T, CourierError>, beforeStopping: (() -> Void)? = nil) -> Bool {
         guard answer.finish(result) else { return false }
+        beforeStopping?()
         stop()
         return true
     }
@@ -58,5 +63,23 @@ private final class DeadlineRace<T: Sendable>: Sendable {
         guard let (task, timer, deadline) = running.withLock({ $0 }) else { return }
         task.cancel()
         timer.cancel(deadline)
+    }
+}
+
+/// Whether a call's deadline (`callTimeout`) passed: set before the call's stages are cancelled
+/// for it, so that what they report to plugins (`didReceive`, `process`, `didFinish`) is the
+/// deadline the caller was answered with, `.timedOut`, not `.cancelled`. Found by review.
+final class DeadlineExpiry: Sendable {
+    let duration: Duration
+    private let passed = Locked(false)
+
+    init(_ duration: Duration) { self.duration = duration }
+
+    func expire() { passed.withLock { $0 = true } }
+
+    /// `error`, or the deadline's `.timedOut` for a cancel the deadline caused.
+    func reported(_ error: CourierError) -> CourierError {
+        guard case .cancelled = error, passed.withLock({ $0 }) else { return error }
+        return .timedOut(duration)
     }
 }
