@@ -226,7 +226,8 @@ import Testing
             log.append("process(\(RecordingPlugin.describe(result)))")
             return result
         }
-        func didFinish(_ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext) async {
+        func didFinish(_ result: Result<Response, CourierError>, metrics: RequestMetrics, context: RequestContext) async
+        {
             log.append("didFinish(\(RecordingPlugin.describe(result)))")
             finished.yield()
         }
