@@ -76,6 +76,54 @@ import Testing
         #expect(transport.calls == 2)
     }
 
+    /// Settings of the request a transport obeys (cellular access, its timeout, cookies, the
+    /// Foundation cache policy) keep callers apart (found by review).
+    @Test(arguments: ["cellular", "timeout", "cookies", "cachePolicy", "serviceType"])
+    func requestsWithOtherSettingsAreNotMerged(setting: String) async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(
+            requestClosure: { endpoint in
+                var request = try endpoint.urlRequest()
+                guard endpoint.url.lastPathComponent == "2" else { return request }
+                switch setting {
+                case "cellular": request.allowsCellularAccess = false
+                case "timeout": request.timeoutInterval = 5
+                case "cookies": request.httpShouldHandleCookies = false
+                case "cachePolicy": request.cachePolicy = .reloadIgnoringLocalCacheData
+                default: request.networkServiceType = .background
+                }
+                // The same URL as the others: only the setting differs.
+                request.url = URL(string: "https://api.example.com/items/1")
+                return request
+            },
+            transport: transport, deduplication: .enabled)
+        let tasks = [1, 2, 1].map { id in Task { try await provider.request(Call(id: id)) } }
+        #expect(await waiters(provider, 3))
+        #expect(await provider.inflightCount == 2)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(transport.calls == 2)
+    }
+
+    /// Thousands of waiters leaving one by one (cancelled or past their deadlines) each take
+    /// their own entry out of the shared exchange's table; the last one cancels the exchange.
+    @Test func manyWaitersLeaveOneByOne() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(transport: transport, deduplication: .enabled)
+        let tasks = (0..<2_000).map { _ in Task { try await provider.request(Call()) } }
+        #expect(await waiters(provider, 2_000))
+        for (index, task) in tasks.enumerated() {
+            task.cancel()
+            guard case .cancelled = (await task.result).failure as? CourierError else {
+                Issue.record("expected cancelled")
+                return
+            }
+            #expect(await provider.inflightWaiterCount == 2_000 - index - 1)
+        }
+        #expect(await provider.inflightCount == 0)
+        await transport.waitForCancellations(1)
+    }
+
     @Test func defaultPolicyMergesOnlyReads() async throws {
         let transport = GatedTransport()
         let provider = Provider<Call>(transport: transport, deduplication: .enabled)

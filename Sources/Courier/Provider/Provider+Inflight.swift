@@ -9,8 +9,8 @@ import Foundation
 /// made: the limits it is held to (a caller whose target allows less, a smaller body or fewer
 /// schemes, never receives an answer fetched under another's), whether and how it is stubbed (a
 /// caller that is not stubbed never receives a sample, and a stubbed one never reaches the
-/// network), and the cache policy (a caller that bypasses the cache never receives a stored
-/// answer).
+/// network), the cache policy (a caller that bypasses the cache never receives a stored
+/// answer) and the request's other settings (``Options``).
 struct InflightKey: Hashable, Sendable {
     enum BodySource: Hashable, Sendable {
         case file(URL)
@@ -25,6 +25,37 @@ struct InflightKey: Hashable, Sendable {
     let limits: Limits
     let stub: StubBehavior
     let cachePolicy: CachePolicy
+    let options: Options
+
+    /// The request's settings a transport obeys besides its bytes: a caller that forbids cellular
+    /// access, waits longer for an answer, sends no cookies or asks Foundation's cache for
+    /// another policy never shares another caller's exchange (it would get an answer made under
+    /// the other's settings; found by review).
+    struct Options: Hashable, Sendable {
+        let timeoutInterval: TimeInterval
+        let cachePolicy: UInt
+        let handlesCookies: Bool
+        let allowsCellularAccess: Bool
+        let networkServiceType: UInt
+        let mainDocumentURL: URL?
+        #if canImport(Darwin)
+            let allowsExpensiveNetworkAccess: Bool
+            let allowsConstrainedNetworkAccess: Bool
+        #endif
+
+        init(_ request: URLRequest) {
+            timeoutInterval = request.timeoutInterval
+            cachePolicy = request.cachePolicy.rawValue
+            handlesCookies = request.httpShouldHandleCookies
+            allowsCellularAccess = request.allowsCellularAccess
+            networkServiceType = request.networkServiceType.rawValue
+            mainDocumentURL = request.mainDocumentURL
+            #if canImport(Darwin)
+                allowsExpensiveNetworkAccess = request.allowsExpensiveNetworkAccess
+                allowsConstrainedNetworkAccess = request.allowsConstrainedNetworkAccess
+            #endif
+        }
+    }
 
     /// `nil` for a request whose body cannot be compared (a body stream, a multipart form with a
     /// stream part): it is never merged.
@@ -33,6 +64,7 @@ struct InflightKey: Hashable, Sendable {
         self.limits = limits
         self.stub = stub
         self.cachePolicy = cachePolicy
+        options = Options(request)
         method = request.httpMethod ?? "GET"
         url = request.url
         headers = request.allHTTPHeaderFields ?? [:]
@@ -52,7 +84,7 @@ struct InflightKey: Hashable, Sendable {
         }
     }
 
-    /// The request's parts and the stub: the limits and the cache policy are left to `==` (keys
+    /// The request's parts and the stub: the limits, the cache policy and the options are left to `==` (keys
     /// of the same request almost always share them), so the limits' sets of strings are not
     /// hashed at each of the table's lookups.
     func hash(into hasher: inout Hasher) {
@@ -136,8 +168,7 @@ extension Provider {
     /// Answers every waiter and removes the entry, in one actor step.
     private func complete(_ key: InflightKey, entryID: UInt64, with result: Result<Response, CourierError>) {
         // The entry may be gone (everyone left) or replaced by a newer one with the same key.
-        guard let entry = inflight[key], entry.id == entryID else { return }
-        inflight[key] = nil
+        guard inflight[key]?.id == entryID, let entry = inflight.removeValue(forKey: key) else { return }
         for (waiter, continuation) in entry.waiters {
             if let timer = entry.deadlines[waiter] { deadlines.cancel(timer) }
             continuation.resume(returning: result)
@@ -149,14 +180,14 @@ extension Provider {
     /// was answered.
     func leave(_ key: InflightKey, waiter: InflightWaiter, with error: CourierError = .cancelled) {
         let id = ObjectIdentifier(waiter)
-        guard var entry = inflight[key], let continuation = entry.waiters.removeValue(forKey: id) else { return }
-        if let timer = entry.deadlines.removeValue(forKey: id) { deadlines.cancel(timer) }
+        // Changed in place: a copy of the entry would share its tables, and the first change
+        // would copy them whole, once for each caller that leaves (quadratic when thousands of
+        // waiters time out or are cancelled together; found by review).
+        guard let continuation = inflight[key]?.waiters.removeValue(forKey: id) else { return }
+        if let timer = inflight[key]?.deadlines.removeValue(forKey: id) { deadlines.cancel(timer) }
         continuation.resume(returning: .failure(error))
-        if entry.waiters.isEmpty {
+        if inflight[key]?.waiters.isEmpty == true, let entry = inflight.removeValue(forKey: key) {
             entry.task?.cancel()
-            inflight[key] = nil
-        } else {
-            inflight[key] = entry
         }
     }
 }
