@@ -4,6 +4,12 @@ import Testing
 
 @testable import Courier
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -289,6 +295,10 @@ import Testing
             return
         }
         #expect(fileExists(bodyFile))
+        // Readable by its owner only while it waits in the shared temporary directory (found by review).
+        var info = stat()
+        #expect(stat(bodyFile.path, &info) == 0)
+        #expect(info.st_mode & 0o077 == 0, "mode \(String(info.st_mode & 0o777, radix: 8))")
         request.cancel()
         #expect(((await request.result).failure as? CourierError)?.isCancellation == true)
         #expect(!fileExists(bodyFile))

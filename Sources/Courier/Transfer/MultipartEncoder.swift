@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Builds `multipart/form-data` bodies: in memory below the form's threshold, streamed to a file
 /// above it.
 ///
@@ -125,12 +133,16 @@ enum MultipartEncoder {
         let url = directory.appendingPathComponent("courier-multipart-\(UUID().uuidString).body")
         do {
             try await BlockingIO.run { isCancelled in
-                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                // Readable by its owner only: the form (passwords, tokens, files) waits in the
+                // shared temporary directory while it is sent (found by review).
+                let descriptor = open(
+                    url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FileIO.privateFileMode)
+                guard descriptor >= 0 else {
                     throw CourierError.multipartEncoding(
                         MultipartFailure.temporaryFile(reason: "cannot create \(url.path)"))
                 }
                 do {
-                    let handle = try FileHandle(forWritingTo: url)
+                    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                     defer { try? handle.close() }
                     try write(form) { chunk in
                         if isCancelled() { throw CancellationError() }
