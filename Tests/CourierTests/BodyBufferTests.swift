@@ -132,6 +132,81 @@ import Testing
         #expect(!buffer.write(Data("late".utf8)))
     }
 
+    /// A total deadline that passes after the writer finished, with chunks (in memory or on
+    /// disk) still unread, ends the read with `timedOut`, for the reader and the call's end: never
+    /// with a clean end short of its bytes (found by review).
+    @Test(arguments: [16, 160])
+    func aTotalDeadlinePassingBeforeTheReaderCaughtUpIsAnError(chunks: Int) async throws {
+        let buffer = BodyBuffer(limits: .default)
+        let timer = LateTimer()
+        buffer.setTotalTimeout(.seconds(5), timer: timer)
+        let ended = Locked<CourierError??>(nil)
+        await buffer.onEnd { outcome in ended.withLock { $0 = .some(outcome) } }
+        for _ in 0..<chunks { #expect(buffer.write(Data(count: 64 << 10))) }
+        buffer.finish()
+        #expect(try await buffer.next()?.count == 64 << 10)
+        timer.fire(0)
+        await #expect {
+            while try await buffer.next() != nil {}
+        } throws: { error in
+            if case CourierError.timedOut(.seconds(5)) = error { return true }
+            return false
+        }
+        // The reader was not waiting when the deadline passed: the call's end runs on its own task.
+        #expect(await eventually { ended.withLock { $0 } != nil })
+        guard case .timedOut(.seconds(5))?? = ended.withLock({ $0 }) else {
+            Issue.record("the call ended with \(String(describing: ended.withLock { $0 }))")
+            return
+        }
+    }
+
+    /// A deadline after the reader met the end changes nothing.
+    @Test func aTotalDeadlineAfterTheWholeBodyWasReadChangesNothing() async throws {
+        let buffer = BodyBuffer(limits: .default)
+        let timer = LateTimer()
+        buffer.setTotalTimeout(.seconds(5), timer: timer)
+        #expect(buffer.write(Data("all".utf8)))
+        buffer.finish()
+        #expect(try await buffer.next() == Data("all".utf8))
+        timer.fire(0)
+        #expect(try await buffer.next() == nil)
+    }
+
+    /// A reader that never quite catches up: the spill file stays within the backlog limit (a
+    /// ring), and every byte is read in order (found by review: it grew with the whole stream).
+    @Test func theSpillFileNeverGrowsPastTheBacklogLimit() async throws {
+        let limit: Int64 = 6 << 20
+        let buffer = BodyBuffer(limits: Limits(maxStreamBacklogBytes: limit))
+        let chunkSize = 60 << 10  // not a divisor of the ring: writes and reads wrap mid-chunk
+        // Byte n of the stream is n % 251: any chunk is a slice of this.
+        let pattern = Data((0..<(251 + BodyBuffer.spillReadSize + chunkSize)).map { UInt8($0 % 251) })
+        func slice(at offset: Int, count: Int) -> Data { pattern[(offset % 251)..<(offset % 251 + count)] }
+        var (written, read) = (0, 0)
+        func write() {
+            #expect(buffer.write(slice(at: written, count: chunkSize)))
+            written += chunkSize
+        }
+        for _ in 0..<85 { write() }  // the memory window, and ≈ 1 MiB on disk
+        var largestFile: Int64 = 0
+        var inOrder = true
+        while written < 30 << 20 {
+            let chunk = try #require(try await buffer.next())
+            inOrder = inOrder && chunk == slice(at: read, count: chunk.count)
+            read += chunk.count
+            // The reader stays about 5 MiB behind.
+            while written - read < 5 << 20 { write() }
+            largestFile = max(largestFile, buffer.spillFileSize)
+        }
+        buffer.finish()
+        while let chunk = try await buffer.next() {
+            inOrder = inOrder && chunk == slice(at: read, count: chunk.count)
+            read += chunk.count
+        }
+        #expect(inOrder)
+        #expect(read == written)
+        #expect(largestFile > 0 && largestFile <= limit, "the spill file reached \(largestFile) bytes")
+    }
+
     @Test func noSpillFileIsEverVisible() async throws {
         let folder = FileManager.default.temporaryDirectory
         func spills() throws -> Set<String> {

@@ -34,8 +34,15 @@ final class BodyBuffer: Sendable {
     /// The most bytes read back from the file at once.
     static let spillReadSize = 256 << 10
 
+    /// The file is a ring of ``capacity`` bytes (the backlog limit): the offsets count every byte
+    /// ever written and read, and a byte's place in the file is its offset modulo the capacity.
+    /// The unread bytes never exceed the limit, so a write never reaches them; the file never
+    /// grows past the limit, however long a reader that never quite catches up lags (it grew with
+    /// every byte of the stream when it was reset only once the reader had caught up; found by
+    /// review).
     private struct Spill: Sendable {
         let descriptor: Int32
+        let capacity: Int64
         /// Where the next write goes.
         var writeOffset: Int64 = 0
         /// Where the next read starts.
@@ -43,6 +50,8 @@ final class BodyBuffer: Sendable {
         /// A read is in progress: the file must not be reset under it.
         var reading = false
         var unread: Int64 { writeOffset - readOffset }
+        /// Where in the file the byte at `offset` is.
+        func place(_ offset: Int64) -> Int64 { offset % capacity }
     }
 
     private struct State: Sendable {
@@ -125,7 +134,7 @@ final class BodyBuffer: Sendable {
                 state.memoryBytes += data.count
             } else {
                 do throws(CourierError) {
-                    try Self.append(data, to: &state.spill, in: spillDirectory)
+                    try Self.append(data, to: &state.spill, in: spillDirectory, capacity: maxBacklog)
                 } catch {
                     failure = error
                     return (false, nil)
@@ -150,7 +159,17 @@ final class BodyBuffer: Sendable {
     private func end(with error: CourierError?, byWriter: Bool) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if byWriter { state.writerDone = true }
-            guard state.end == nil else { return nil }
+            if case .some(let ended) = state.end {
+                // The writer finished the body and the reader has not read all of it: a failure
+                // now (the total deadline, say) ends it for the reader. Kept as a success, the
+                // reader would meet a clean end short of the bytes the failure throws away
+                // (found by review).
+                guard !byWriter, ended == nil, let error, state.hasChunks || (state.spill?.unread ?? 0) > 0 else {
+                    return nil
+                }
+                state.end = .some(error)
+                return nil
+            }
             state.end = .some(error)
             defer { state.waiter = nil }
             return state.waiter
@@ -372,10 +391,12 @@ final class BodyBuffer: Sendable {
                 return .chunk(data)
             }
             if var spill = state.spill, spill.unread > 0 {
-                let length = Int(min(spill.unread, Int64(Self.spillReadSize)))
+                // Up to the end of the ring at most: the read after it starts at the file's start.
+                let place = spill.place(spill.readOffset)
+                let length = Int(min(spill.unread, Int64(Self.spillReadSize), spill.capacity - place))
                 spill.reading = true
                 state.spill = spill
-                return .spilled(descriptor: spill.descriptor, offset: spill.readOffset, length: length)
+                return .spilled(descriptor: spill.descriptor, offset: place, length: length)
             }
             if case .some(let end) = state.end { return .end(end) }
             if state.terminated { return .end(.cancelled) }
@@ -409,8 +430,7 @@ final class BodyBuffer: Sendable {
             spill.reading = false
             spill.readOffset += Int64(length)
             if spill.unread == 0 {
-                // Caught up: the file starts again from nothing, so it never holds more than the
-                // backlog.
+                // Caught up: the file starts again from nothing (its disk space freed).
                 _ = ftruncate(spill.descriptor, 0)
                 spill.readOffset = 0
                 spill.writeOffset = 0
@@ -495,15 +515,32 @@ final class BodyBuffer: Sendable {
 
     // MARK: The file
 
-    private static func append(_ data: Data, to spill: inout Spill?, in directory: URL) throws(CourierError) {
-        if spill == nil { spill = Spill(descriptor: try openSpillFile(in: directory)) }
+    private static func append(
+        _ data: Data, to spill: inout Spill?, in directory: URL, capacity: Int64
+    ) throws(CourierError) {
+        if spill == nil { spill = Spill(descriptor: try openSpillFile(in: directory), capacity: capacity) }
         guard var current = spill else { return }
-        guard FileIO.writeAll(data, to: current.descriptor, at: current.writeOffset) else {
+        // To the end of the ring, and the rest from the file's start.
+        let place = current.place(current.writeOffset)
+        let first = Int(min(Int64(data.count), current.capacity - place))
+        let start = data.startIndex
+        guard FileIO.writeAll(data[start..<start + first], to: current.descriptor, at: place),
+            first == data.count || FileIO.writeAll(data[(start + first)...], to: current.descriptor, at: 0)
+        else {
             throw CourierError(
                 CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the stream's spill file"]))
         }
         current.writeOffset += Int64(data.count)
         spill = current
+    }
+
+    /// The spill file's size now (0 with none). Test-only, kept: the descriptor is private state.
+    var spillFileSize: Int64 {
+        state.withLock { state in
+            guard let descriptor = state.spill?.descriptor else { return 0 }
+            var info = stat()
+            return fstat(descriptor, &info) == 0 ? Int64(info.st_size) : -1
+        }
     }
 
     /// Opens a new temporary file and unlinks it at once: only the descriptor refers to it.
