@@ -34,6 +34,28 @@ struct IntegrationRedirectTests {
         #expect(echo.url.hasSuffix("/anything/after"))
     }
 
+    /// A body stream set by a request mapping is read by the first hop: a 307 or 308 that would
+    /// send it again ends the call with a typed error, never with an empty body sent as the
+    /// request's (found by review).
+    @Test(arguments: [307, 308])
+    func aBodyStreamIsNotRepeatedByARedirect(status: Int) async {
+        let streaming = Provider<Bin>(requestClosure: { endpoint in
+            var request = try endpoint.urlRequest()
+            request.httpBody = nil
+            request.httpBodyStream = InputStream(data: Data("sent once".utf8))
+            return request
+        })
+        let target = Bin(
+            path: redirect(to: "/anything/after", status: status), method: .post, task: .data(Data("x".utf8)),
+            validation: .successCodes)
+        await #expect {
+            try await streaming.request(target)
+        } throws: { error in
+            guard case CourierError.underlying(let underlying, _) = error else { return false }
+            return (underlying as? URLError)?.code == .requestBodyStreamExhausted
+        }
+    }
+
     @Test(arguments: [302, 307])
     func credentialsDoNotFollowToAnotherOrigin(status: Int) async throws {
         let target = Bin(

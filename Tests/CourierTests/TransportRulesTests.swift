@@ -87,6 +87,25 @@ struct TransportRulesTests {
         #expect(dropped.body == .inRequest)
     }
 
+    /// A body stream was read by the first hop: a hop that would repeat it is refused, one that
+    /// becomes a GET drops it (found by review).
+    @Test(arguments: [(307, "POST"), (308, "PUT"), (301, "PUT"), (302, "PATCH")])
+    func aBodyStreamIsNeverRepeated(status: Int, method: String) throws {
+        var transfer = Self.transfer(method: method)
+        transfer.request.httpBody = nil
+        transfer.request.httpBodyStream = InputStream(data: Data("once".utf8))
+        #expect {
+            _ = try transfer.following(redirect: Self.redirect(status, to: "/v2"), redirects: 0)
+        } throws: { error in
+            guard case CourierError.underlying(let underlying, _) = error else { return false }
+            return (underlying as? URLError)?.code == .requestBodyStreamExhausted
+        }
+        transfer.request.httpMethod = "POST"
+        let get = try #require(try transfer.following(redirect: Self.redirect(303, to: "/done"), redirects: 0))
+        #expect(get.request.httpMethod == "GET")
+        #expect(get.request.httpBodyStream == nil)
+    }
+
     @Test(arguments: ["https://other.example.com/x", "http://api.example.com/x", "https://api.example.com:8443/x"])
     func anotherOriginLosesTheCredentials(location: String) throws {
         // To http only when allowed, and without a body (a 302 after a POST becomes a GET).

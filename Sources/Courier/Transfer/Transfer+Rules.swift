@@ -34,6 +34,8 @@ extension Transfer {
     /// - 307 and 308 repeat the method and the body, a file body included (RFC 9110 §15.4.8);
     ///   303 becomes `GET` (but `HEAD` stays), and so does a `POST` answered with 301 or 302.
     ///   A request that becomes `GET` loses its body and its `Content-Type` and `Content-Length`.
+    ///   A body stream (`httpBodyStream`, read by the first hop) cannot be repeated: such a hop
+    ///   throws `URLError(.requestBodyStreamExhausted)`.
     /// - A hop to another origin (scheme, host or port) drops the credential headers,
     ///   ``Limits/credentialHeaders`` (`Authorization`, `Proxy-Authorization`, `Cookie`, API keys
     ///   and tokens by default).
@@ -47,7 +49,9 @@ extension Transfer {
     /// - Returns: The next hop, or `nil` when `response` is the answer.
     /// - Throws: ``CourierError/schemeNotAllowed(_:)`` for a hop to a scheme not allowed, and
     ///   ``CourierError/underlying(_:_:)`` with `URLError(.httpTooManyRedirects)` past the limit,
-    ///   ``CourierError/insecureRedirect(_:)`` for a hop from `https` to `http` that is not allowed.
+    ///   ``CourierError/insecureRedirect(_:)`` for a hop from `https` to `http` that is not allowed,
+    ///   ``CourierError/underlying(_:_:)`` with `URLError(.requestBodyStreamExhausted)` for a hop
+    ///   that would repeat a body stream.
     public func following(redirect response: Response, redirects: Int) throws(CourierError) -> Transfer? {
         let status = response.statusCode
         guard Redirects.statuses.contains(status),
@@ -65,9 +69,16 @@ extension Transfer {
         nextRequest.url = target
         let method = (request.httpMethod ?? "GET").uppercased()
         let becomesGet = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        if !becomesGet, request.httpBodyStream != nil {
+            // The hop would repeat a body stream the first hop read to its end: an empty or cut
+            // body would go out as if it were the request's (found by review). Foundation on
+            // Apple platforms fails the same way without a delegate that gives a new stream.
+            throw .underlying(URLError(.requestBodyStreamExhausted), nil)
+        }
         if becomesGet {
             nextRequest.httpMethod = "GET"
             nextRequest.httpBody = nil
+            nextRequest.httpBodyStream = nil
             // The fields that describe the dropped body go with it (RFC 9110 §15.4): a
             // `Content-Encoding: gzip` left on a GET makes a server that decodes request bodies
             // refuse it.
