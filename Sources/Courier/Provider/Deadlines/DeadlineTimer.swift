@@ -18,13 +18,28 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
         var heap = DeadlineHeap<C.Instant>()
         var actions: [UInt64: @Sendable () -> Void] = [:]
         var nextID: UInt64 = 0
-        /// When the sleeper for the earliest deadline wakes, if one is sleeping.
-        var sleeperWake: C.Instant?
+        /// When each sleeper still sleeping wakes, by number.
+        var wakes: [UInt64: C.Instant] = [:]
+        /// The earliest of ``wakes``.
+        var earliestWake: C.Instant?
         /// Sleepers still sleeping, by number.
         var sleepers: [UInt64: Task<Void, Never>] = [:]
         /// Sleepers that ended before they could be recorded.
         var endedSleepers: Set<UInt64> = []
         var nextSleeper: UInt64 = 0
+
+        /// A new sleeper's number, for a deadline at `instant` that no sleeper wakes for in time;
+        /// `nil` when one does. A sleeper that wakes later is not cancelled (the runtime keeps a
+        /// cancelled sleep until it is due anyway): it stays for the deadline it slept for, and
+        /// none is started for that deadline again (found by review: each earlier deadline that
+        /// came and went left one more sleeper for the later one).
+        mutating func sleeper(for instant: C.Instant) -> UInt64? {
+            if let earliestWake, earliestWake <= instant { return nil }
+            nextSleeper += 1
+            wakes[nextSleeper] = instant
+            earliestWake = instant
+            return nextSleeper
+        }
     }
 
     private let clock: C
@@ -40,18 +55,20 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
 
     func schedule(after duration: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
         let instant = clock.now.advanced(by: duration.sleepable)
-        let (id, startSleeper) = state.withLock { state -> (UInt64, Bool) in
+        let (id, sleeper) = state.withLock { state -> (UInt64, UInt64?) in
             state.nextID += 1
             let id = state.nextID
             state.heap.insert(id: id, at: instant)
             state.actions[id] = fire
-            guard state.sleeperWake.map({ instant < $0 }) ?? true else { return (id, false) }
-            state.sleeperWake = instant
-            return (id, true)
+            return (id, state.sleeper(for: instant))
         }
-        if startSleeper { sleep(until: instant) }
+        if let sleeper { sleep(sleeper, until: instant) }
         return id
     }
+
+    /// Sleepers sleeping now.
+    /// Test-only, kept: it reads the locked table, which no seam outside the type can reach.
+    var sleepingCount: Int { state.withLock { $0.wakes.count } }
 
     /// Deadlines scheduled and neither fired nor cancelled.
     /// Test-only, kept: it reads the locked table, which no seam outside the type can reach.
@@ -63,38 +80,37 @@ final class DeadlineTimer<C: Clock<Duration>>: DeadlineScheduling {
         }
     }
 
-    private func sleep(until instant: C.Instant) {
-        let number = state.withLock { state in
-            state.nextSleeper += 1
-            return state.nextSleeper
-        }
+    private func sleep(_ number: UInt64, until instant: C.Instant) {
         let sleeper = Task { [weak self, clock] in
             try? await clock.sleep(until: instant, tolerance: nil)
             guard let self else { return }
             self.state.withLock { state in
                 if state.sleepers.removeValue(forKey: number) == nil { state.endedSleepers.insert(number) }
             }
-            self.fireDue(wokeFor: instant)
+            self.fireDue(sleeper: number)
         }
         state.withLock { state in
             if state.endedSleepers.remove(number) == nil { state.sleepers[number] = sleeper }
         }
     }
 
-    private func fireDue(wokeFor wake: C.Instant) {
+    private func fireDue(sleeper number: UInt64) {
         let now = clock.now
-        let (due, next) = state.withLock { state -> ([@Sendable () -> Void], C.Instant?) in
+        let (due, next) = state.withLock { state -> ([@Sendable () -> Void], (UInt64, C.Instant)?) in
             var due: [@Sendable () -> Void] = []
             while let (id, instant) = state.heap.min, instant <= now {
                 state.heap.remove(id: id)
                 if let action = state.actions.removeValue(forKey: id) { due.append(action) }
             }
-            if state.sleeperWake == wake { state.sleeperWake = nil }
-            guard state.sleeperWake == nil, let (_, earliest) = state.heap.min else { return (due, nil) }
-            state.sleeperWake = earliest
-            return (due, earliest)
+            if let wake = state.wakes.removeValue(forKey: number), wake == state.earliestWake {
+                state.earliestWake = state.wakes.values.min()
+            }
+            guard let (_, earliest) = state.heap.min, let sleeper = state.sleeper(for: earliest) else {
+                return (due, nil)
+            }
+            return (due, (sleeper, earliest))
         }
         for action in due { action() }
-        if let next { sleep(until: next) }
+        if let (sleeper, instant) = next { sleep(sleeper, until: instant) }
     }
 }
