@@ -75,6 +75,19 @@ import Testing
         #expect(fractions == [0, 1, 0, 0.5, 1, 1])
     }
 
+    /// An earlier attempt still reporting (one whose deadline passed goes on until it sees its
+    /// cancel) moves nothing of the attempt counting now. Found by review.
+    @Test func anEarlierAttemptsLateReportsAreDropped() async throws {
+        let provider = Provider<TestAPI>(
+            transport: LateReportingTransport(), clock: ImmediateClock(),
+            retryPolicy: RetryPolicy(maxAttempts: 2, jitter: .none))
+        var fractions: [Double?] = []
+        for try await event in provider.requestWithProgress(.validated(503, .successCodes)) {
+            fractions.append(event.fraction)
+        }
+        #expect(fractions == [0, 1, 0, 0.5, 1, 1])
+    }
+
     @Test func failuresAreThrownFromTheStream() async {
         let provider = Provider<TestAPI>(stubClosure: Provider.immediatelyStub)
         await #expect {
@@ -162,6 +175,26 @@ private struct BodyThenBodyTransport: Transport {
             return Response(statusCode: 503, data: Data("busy".utf8), request: transfer.request)
         }
         transfer.progress?(.received(bytes: 2))
+        transfer.progress?(.received(bytes: 4))
+        return Response(statusCode: 200, data: Data("done".utf8), request: transfer.request)
+    }
+}
+
+/// Answers 503 with a body, then 200; the second attempt reports through the first attempt's
+/// progress too, as an attempt left running would.
+private struct LateReportingTransport: Transport {
+    let first = Locked<(@Sendable (TransferProgress) -> Void)?>(nil)
+
+    func send(_ transfer: Transfer) async throws -> Response {
+        transfer.progress?(.responseStarted(expectedLength: 4))
+        guard let late = first.withLock({ $0 }) else {
+            first.withLock { $0 = transfer.progress }
+            transfer.progress?(.received(bytes: 4))
+            return Response(statusCode: 503, data: Data("busy".utf8), request: transfer.request)
+        }
+        transfer.progress?(.received(bytes: 2))
+        late(.received(bytes: 4))
+        late(.responseStarted(expectedLength: 100))
         transfer.progress?(.received(bytes: 4))
         return Response(statusCode: 200, data: Data("done".utf8), request: transfer.request)
     }

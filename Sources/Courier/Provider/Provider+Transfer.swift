@@ -58,10 +58,10 @@ extension Provider {
         if let resume { transfer.downloadHeadArrived = { resume.headArrived($0) } }
         // A sample answer reports no bytes: its progress is the one completed event, as in Moya.
         if let progress = plan.progress, !isSample {
-            progress.start(uploadLength: Self.uploadLength(of: transfer))
-            let report: @Sendable (TransferProgress) -> Void = { progress.report($0) }
+            let attempt = progress.start(uploadLength: Self.uploadLength(of: transfer))
+            let report: @Sendable (TransferProgress) -> Void = { progress.report($0, attempt: attempt) }
             // A resumed download's bytes on disk count as done (see ResumeAttempt).
-            transfer.progress = resume?.progress { progress.report($0, kept: $1) } ?? report
+            transfer.progress = resume?.progress { progress.report($0, kept: $1, attempt: attempt) } ?? report
         }
         // Issue 31: a stream comes back as its own answer, head and body side by side.
         guard plan.isStream else {
