@@ -124,6 +124,40 @@ import Testing
         await transport.waitForCancellations(1)
     }
 
+    struct FileUpload: TargetType {
+        let file: URL
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "avatar" }
+        var method: HTTPMethod { .put }
+        var task: HTTPTask { .uploadFile(file) }
+        var headers: [String: String] { [:] }
+        var validation: ValidationType { .none }
+    }
+
+    /// A caller whose file was rewritten while an upload of the same path was in flight sends
+    /// its own bytes; one whose file is as it was joins (found by review).
+    @Test func aFileRewrittenSinceTheSharedUploadBeganIsSentAgain() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = folder.url.appendingPathComponent("avatar.jpg")
+        try Data("first".utf8).write(to: file)
+        let transport = GatedTransport()
+        let provider = Provider<FileUpload>(transport: transport, deduplication: .allMethods)
+        let first = Task { try await provider.request(FileUpload(file: file)) }
+        await transport.waitForRequests(1)
+        let same = Task { try await provider.request(FileUpload(file: file)) }
+        #expect(await waiters(provider, 2))
+        #expect(await provider.inflightCount == 1)
+        try Data("second, longer".utf8).write(to: file)
+        let rewritten = Task { try await provider.request(FileUpload(file: file)) }
+        #expect(await waiters(provider, 3))
+        #expect(await provider.inflightCount == 2)
+        await transport.waitForRequests(2)
+        transport.release()
+        _ = try await (first.value, same.value, rewritten.value)
+        #expect(transport.calls == 2)
+    }
+
     @Test func defaultPolicyMergesOnlyReads() async throws {
         let transport = GatedTransport()
         let provider = Provider<Call>(transport: transport, deduplication: .enabled)

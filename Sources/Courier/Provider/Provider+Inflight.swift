@@ -3,9 +3,16 @@ import Foundation
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What makes two prepared requests the same: method, URL, headers and body bytes (for a file
-/// upload, the file; for a multipart body built at send time, its parts), and how the exchange is
+/// upload, the file as it is now; for a multipart body built at send time, its parts), and how the exchange is
 /// made: the limits it is held to (a caller whose target allows less, a smaller body or fewer
 /// schemes, never receives an answer fetched under another's), whether and how it is stubbed (a
 /// caller that is not stubbed never receives a sample, and a stubbed one never reaches the
@@ -26,6 +33,33 @@ struct InflightKey: Hashable, Sendable {
     let stub: StubBehavior
     let cachePolicy: CachePolicy
     let options: Options
+    /// The body's files as they are now (a file upload's, a multipart form's file parts): a
+    /// caller whose file was rewritten since an exchange with the same path began never receives
+    /// that exchange's answer, its own bytes unsent (found by review).
+    let files: [FileStamp]
+
+    /// A file's identity and version: device, inode, size and modification time (`nil` for a
+    /// file that cannot be read now; the send will say why).
+    struct FileStamp: Hashable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Int64
+        let modifiedNanoseconds: Int64
+
+        static func of(_ url: URL) -> FileStamp? {
+            var info = stat()
+            guard stat(url.path, &info) == 0 else { return nil }
+            #if canImport(Darwin)
+                let (seconds, nanoseconds) = (Int64(info.st_mtimespec.tv_sec), Int64(info.st_mtimespec.tv_nsec))
+            #else
+                let (seconds, nanoseconds) = (Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec))
+            #endif
+            return FileStamp(
+                device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino),
+                size: Int64(info.st_size), modified: seconds, modifiedNanoseconds: nanoseconds)
+        }
+    }
 
     /// The request's settings a transport obeys besides its bytes: a caller that forbids cellular
     /// access, waits longer for an answer, sends no cookies or asks Foundation's cache for
@@ -72,15 +106,24 @@ struct InflightKey: Hashable, Sendable {
         switch task {
         case .uploadFile(let file, _):
             bodySource = .file(file)
+            guard let stamp = FileStamp.of(file) else { return nil }
+            files = [stamp]
         case .uploadMultipart(let form, _) where request.httpBody == nil:
-            let hasStream = form.parts.contains {
-                if case .stream = $0.content { return true }
-                return false
+            var files: [FileStamp] = []
+            for part in form.parts {
+                switch part.content {
+                case .stream: return nil
+                case .file(let url):
+                    guard let stamp = FileStamp.of(url) else { return nil }
+                    files.append(stamp)
+                case .data: break
+                }
             }
-            guard !hasStream else { return nil }
             bodySource = .multipart(form)
+            self.files = files
         default:
             bodySource = nil
+            files = []
         }
     }
 
@@ -93,6 +136,7 @@ struct InflightKey: Hashable, Sendable {
         hasher.combine(headers)
         hasher.combine(body)
         hasher.combine(bodySource)
+        hasher.combine(files)
         hasher.combine(stub)
     }
 }
