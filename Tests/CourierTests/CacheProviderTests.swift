@@ -254,6 +254,120 @@ import Testing
         #expect(origin.served.withLock { $0 } == 3)
     }
 
+    /// Found by review: a response stored without credentials answered a request that had some
+    /// (an anonymous view of a personal page), and only `Authorization` made a request personal
+    /// (a `Cookie` or an API key did not keep its answer out of the store).
+    @Test func credentialsOfAnyKindKeepAnswersApart() async throws {
+        let origin = Origin(headers: ["Cache-Control": "max-age=600"])
+        let setup = Setup(origin.answer)
+        let policy = CachePolicy.protocolRules.storingAuthorizedResponses()
+        #expect(try await setup.provider.request(Item(cachePolicy: policy)).cacheStatus == .network)
+        let alice = Item(headers: ["Authorization": "Bearer alice"], cachePolicy: policy)
+        #expect(try await setup.provider.request(alice).cacheStatus == .network)
+        #expect(try await setup.provider.request(alice).cacheStatus == .hit)
+        // Not stored unless the target opts in, whatever field carries the credential.
+        for field in ["Cookie", "X-API-Key", "x-auth-token"] {
+            let personal = Item(path: "items/\(field)", headers: [field: "secret"])
+            #expect(try await setup.provider.request(personal).cacheStatus == .network, "\(field)")
+            #expect(try await setup.provider.request(personal).cacheStatus == .network, "\(field)")
+        }
+        // Stored when it does, for those credentials only.
+        let cookie = Item(path: "items/2", headers: ["Cookie": "session=a"], cachePolicy: policy)
+        #expect(try await setup.provider.request(cookie).cacheStatus == .network)
+        #expect(try await setup.provider.request(cookie).cacheStatus == .hit)
+        let other = Item(path: "items/2", headers: ["Cookie": "session=b"], cachePolicy: policy)
+        #expect(try await setup.provider.request(other).cacheStatus == .network)
+    }
+
+    /// Found by review: another user's (or no) credentials revalidated a stored response with its
+    /// dates and weak tags, and a `304` (a server that compares `Last-Modified` only) handed that
+    /// user the stored body. Only a `304` naming the stored strong `ETag` may, and nothing but
+    /// `If-None-Match` is sent for it.
+    @Test(arguments: [false, true])
+    func otherCredentialsRevalidateOnlyByAStrongETag(strong: Bool) async throws {
+        let sent = Locked<[[String]]>([])
+        let served = Locked(0)
+        let setup = Setup(
+            .handler { request in
+                let url = request.url!
+                let conditions = ["If-None-Match", "If-Modified-Since"].filter { name in
+                    request.value(forHTTPHeaderField: name) != nil
+                }
+                sent.withLock { $0.append(conditions) }
+                let tag = strong ? "\"v1\"" : "W/\"v1\""
+                let fields = [
+                    ("Cache-Control", "private, max-age=10"), ("ETag", tag),
+                    ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT"),
+                ]
+                if request.value(forHTTPHeaderField: "If-None-Match") != nil
+                    || request.value(forHTTPHeaderField: "If-Modified-Since") != nil
+                {
+                    return Response(statusCode: 304, data: Data(), request: request, url: url, headerFields: fields)
+                }
+                let body = request.value(forHTTPHeaderField: "Authorization") ?? "anonymous"
+                served.withLock { $0 += 1 }
+                return Response(
+                    statusCode: 200, data: Data(body.utf8), request: request, url: url, headerFields: fields)
+            })
+        let policy = CachePolicy.protocolRules.storingAuthorizedResponses()
+        _ = try await setup.provider.request(Item(headers: ["Authorization": "alice"], cachePolicy: policy))
+        let bob = try await setup.provider.request(Item(headers: ["Authorization": "bob"], cachePolicy: policy))
+        if strong {
+            #expect(bob.cacheStatus == CacheStatus.revalidated)
+            #expect(sent.withLock { $0 } == [[], ["If-None-Match"]])
+        } else {
+            #expect(String(decoding: bob.data, as: UTF8.self) == "bob")
+            #expect(sent.withLock { $0 } == [[], []])
+        }
+        let anonymous = try await setup.provider.request(Item(cachePolicy: policy))
+        #expect(anonymous.cacheStatus == (strong ? CacheStatus.revalidated : CacheStatus.network))
+        #expect(served.withLock { $0 } == (strong ? 1 : 3))
+    }
+
+    /// Found by review: a `304` with a weak `ETag` freshened whatever was stored, another weak tag
+    /// included.
+    @Test func a304NamingAnotherWeakETagDoesNotFreshenTheStoredBody() async throws {
+        let full = Locked(0)
+        let setup = Setup(
+            .handler { request in
+                let url = request.url!
+                if request.value(forHTTPHeaderField: "If-None-Match") != nil {
+                    return Response(
+                        statusCode: 304, data: Data(), request: request, url: url,
+                        headerFields: [("Cache-Control", "max-age=10"), ("ETag", "W/\"v2\"")])
+                }
+                let served = full.withLock {
+                    $0 += 1
+                    return $0
+                }
+                return Response(
+                    statusCode: 200, data: Data("body \(served)".utf8), request: request, url: url,
+                    headerFields: [("Cache-Control", "max-age=10"), ("ETag", "W/\"v\(served)\"")])
+            })
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(20))
+        let second = try await setup.provider.request(Item())
+        #expect(String(decoding: second.data, as: UTF8.self) == "body 2")
+        #expect(full.withLock { $0 } == 2)
+    }
+
+    /// Found by review: `cacheOnly` sent what the cache cannot answer (a `POST`, a download, a
+    /// stream) to the network; it never does.
+    @Test func cacheOnlyNeverUsesTheNetwork() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=60"]).answer)
+        let offline = CachePolicy(.cacheOnly)
+        for target in [Item(method: .post, cachePolicy: offline), Item(method: .get, cachePolicy: offline)] {
+            await #expect {
+                try await setup.provider.request(target)
+            } throws: { error in
+                guard case CourierError.underlying(let underlying, _) = error else { return false }
+                return underlying is HTTPCacheMiss
+            }
+        }
+        await #expect(throws: CourierError.self) { try await setup.provider.stream(Item(cachePolicy: offline)) }
+        #expect(setup.transport.requests.isEmpty)
+    }
+
     /// A `304` that names another strong `ETag` than the stored one is about another
     /// representation (a server that matched `If-Modified-Since` while the body changed): the
     /// stored body is not freshened under the new tag (later revalidations would keep the old
@@ -545,8 +659,13 @@ import Testing
                             statusCode: 200, data: Data("v1".utf8), request: request, url: url,
                             headerFields: [("Cache-Control", "private, max-age=10"), ("ETag", "\"1\"")])
                     }
-                    let status = authorization == "Bearer fresh" ? 304 : 401
-                    return Response(statusCode: status, data: Data(), request: request, url: url, headerFields: [])
+                    // A 304 names the tag it confirms (RFC 9110 §15.4.5): for other credentials
+                    // than the stored response's, that is what lets it freshen the entry.
+                    guard authorization == "Bearer fresh" else {
+                        return Response(statusCode: 401, data: Data(), request: request, url: url, headerFields: [])
+                    }
+                    return Response(
+                        statusCode: 304, data: Data(), request: request, url: url, headerFields: [("ETag", "\"1\"")])
                 })
         let provider = Provider<Item>(
             transport: transport, clock: clock, authentication: Authentication(Bearer(), credential: "old"),

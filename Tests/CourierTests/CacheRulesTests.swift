@@ -456,4 +456,31 @@ import Testing
                 headers: ["Cache-Control": "max-age=600", "Vary": names.joined(separator: ",")], policy: .protocolRules)
         )
     }
+
+    /// Found by review: a `304` without `Date` or `Age` kept the first answer's, so the entry it
+    /// freshened was as old as the first answer (stale at once).
+    @Test func a304WithoutDateOrAgeMakesTheEntryNew() throws {
+        let old = Date(timeIntervalSince1970: 1_000_000_000)
+        let entry = CachedResponse(
+            url: URL(string: "https://api.example.com/a")!, statusCode: 200,
+            headers: ["Date": HTTPDate.format(old), "age": "30", "Cache-Control": "max-age=60"], body: Data(),
+            requestTime: old, responseTime: old, varyDigests: [:])
+        let later = old.addingTimeInterval(3_600)
+        let merged = CacheRules.merging(entry, notModified: [:], requestTime: later, responseTime: later)
+        #expect(merged.header("Date") == HTTPDate.format(later))
+        #expect(merged.header("Age") == nil)
+        #expect(CacheRules.currentAge(merged, now: later) == 0)
+        // A 304 that sends them is taken at its word.
+        let told = CacheRules.merging(
+            entry, notModified: ["Date": HTTPDate.format(later), "Age": "5"], requestTime: later, responseTime: later)
+        #expect(CacheRules.currentAge(told, now: later) == 5)
+    }
+
+    @Test(arguments: [0.0, 784_111_777, 1_000_000_000.9, 951_782_400, 4_102_444_800, -86_401])
+    func httpDatesRoundTrip(seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        let text = HTTPDate.format(date)
+        #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: seconds.rounded(.down)), "\(text)")
+        if seconds == 784_111_777 { #expect(text == "Sun, 06 Nov 1994 08:49:37 GMT") }
+    }
 }

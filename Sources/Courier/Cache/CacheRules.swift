@@ -34,23 +34,57 @@ enum CacheRules {
     }
 
     /// Whether a response may be stored (RFC 9111 §3), for a private cache.
+    /// `credentials`: the request fields that carry credentials (``Limits/credentialHeaders``).
     static func isStorable(
-        request: URLRequest, statusCode: Int, headers: [String: String], policy: CachePolicy
+        request: URLRequest, statusCode: Int, headers: [String: String], policy: CachePolicy,
+        credentials: Set<String> = Limits.defaultCredentialHeaders
     ) -> Bool {
         guard (request.httpMethod ?? "GET").uppercased() == "GET", statusCode >= 200, statusCode != 206,
             statusCode != 304
         else { return false }
-        let requestDirectives = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"))
         let directives = CacheControl(header("Cache-Control", in: headers))
-        if requestDirectives.noStore || directives.noStore { return false }
-        if request.value(forHTTPHeaderField: "Authorization") != nil, !policy.storesAuthorizedResponses {
-            return false
-        }
+        if directives.noStore || !mayStore(for: request, policy: policy, credentials: credentials) { return false }
         if varyNames(header("Vary", in: headers)) == nil { return false }
         let explicit =
             directives.maxAge != nil || header("Expires", in: headers) != nil || directives.isPublic
             || directives.isPrivate
         return explicit || heuristicallyCacheable.contains(statusCode)
+    }
+
+    /// Whether the request lets its answer be stored: no `no-store` of its own, and no credentials
+    /// (`Authorization`, a `Cookie`, an API key: any of `credentials`) unless the policy stores
+    /// authorized responses. Checked for a `304`'s freshened entry too.
+    static func mayStore(for request: URLRequest, policy: CachePolicy, credentials: Set<String>) -> Bool {
+        if CacheControl(request.value(forHTTPHeaderField: "Cache-Control")).noStore { return false }
+        return policy.storesAuthorizedResponses || credentialFields(of: request, credentials: credentials).isEmpty
+    }
+
+    /// The request's credential fields, names lowercased, sorted by name.
+    static func credentialFields(of request: URLRequest, credentials: Set<String>) -> [(String, String)] {
+        var fields: [(String, String)] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:]
+        where name.caseInsensitiveCompare("Authorization") == .orderedSame
+            || credentials.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
+        {
+            fields.append((name.lowercased(), value))
+        }
+        return fields.sorted { $0.0 < $1.0 }
+    }
+
+    /// The name a stored response's credential digest is kept under in
+    /// ``CachedResponse/varyDigests``: not a header name (a space is not allowed in one).
+    static let credentialsKey = " credentials"
+
+    /// One digest of all the request's credential fields, `"-"` for none: a stored response
+    /// answers the same credentials only, never another user's, and one stored without any never
+    /// answers a request that has some (found by review: only `Authorization` was looked at, and
+    /// an entry stored without it answered any). Hashed: no secret is written down.
+    static func credentialDigest(of request: URLRequest, credentials: Set<String>) -> String {
+        let fields = credentialFields(of: request, credentials: credentials)
+        guard !fields.isEmpty else { return "-" }
+        var text = ""
+        for (name, value) in fields { text += name + ":" + value + "\n" }
+        return hex(SHA256.hash(Data(text.utf8)))
     }
 
     /// The request header names a response varies on, lowercased; `nil` for `Vary: *`, which no
@@ -86,39 +120,46 @@ enum CacheRules {
         return digests
     }
 
-    /// Whether `request` matches the stored response's `Vary` (RFC 9111 §4.1).
-    /// `ignoringCredentials`: whether it would match but for `Authorization` (such a response may
-    /// be revalidated with the request's own credentials, never answer it unasked).
-    static func matchesVary(_ entry: CachedResponse, request: URLRequest, ignoringCredentials: Bool = false) -> Bool {
+    /// Whether `request` matches the stored response's `Vary` (RFC 9111 §4.1) and its credentials
+    /// (``credentialDigest(of:credentials:)``).
+    /// `ignoringCredentials`: whether it would match but for the credentials (such a response
+    /// may be revalidated with the request's own credentials and its strong `ETag`, never answer
+    /// it unasked).
+    static func matchesVary(
+        _ entry: CachedResponse, request: URLRequest, ignoringCredentials: Bool = false,
+        credentials: Set<String> = Limits.defaultCredentialHeaders
+    ) -> Bool {
         guard let names = varyNames(entry.header("Vary")) else { return false }
         if ignoringCredentials {
-            let others = names.filter { $0 != "authorization" }
-            return varyDigests(names: others, request: request)
-                == entry.varyDigests.filter { $0.key != "authorization" }
+            func isCredential(_ name: String) -> Bool {
+                name == credentialsKey || name == "authorization"
+                    || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+            }
+            return varyDigests(names: names.filter { !isCredential($0) }, request: request)
+                == entry.varyDigests.filter { !isCredential($0.key) }
         }
-        return varyDigests(names: keyedNames(names, entry: entry), request: request) == entry.varyDigests
+        // An entry kept without a credential digest (stored by an earlier version, or made by
+        // hand) was stored for a request without credentials.
+        var stored = entry.varyDigests
+        if stored[credentialsKey] == nil { stored[credentialsKey] = "-" }
+        return storedDigests(names: names, request: request, credentials: credentials) == stored
     }
 
-    /// The digests a stored response is kept with for `request` (its `Vary` names and
-    /// ``keyedNames(_:request:)``); `nil` for `Vary: *`.
-    static func storedDigests(vary: String?, request: URLRequest) -> [String: String]? {
+    /// The digests a stored response is kept with for `request`: its `Vary` names', and the
+    /// credentials' under ``credentialsKey``; `nil` for `Vary: *`.
+    static func storedDigests(
+        vary: String?, request: URLRequest, credentials: Set<String> = Limits.defaultCredentialHeaders
+    ) -> [String: String]? {
         guard let names = varyNames(vary) else { return nil }
-        return varyDigests(names: keyedNames(names, request: request), request: request)
+        return storedDigests(names: names, request: request, credentials: credentials)
     }
 
-    /// The request fields a stored response is keyed on: the `Vary` names, and `Authorization`
-    /// for a response stored for a request that carried one (``CachePolicy/storesAuthorizedResponses``):
-    /// it answers the same credentials only, never another user's or none.
-    static func keyedNames(_ names: [String], request: URLRequest) -> [String] {
-        guard request.value(forHTTPHeaderField: "Authorization") != nil, !names.contains("authorization") else {
-            return names
-        }
-        return names + ["authorization"]
-    }
-
-    private static func keyedNames(_ names: [String], entry: CachedResponse) -> [String] {
-        guard entry.varyDigests["authorization"] != nil, !names.contains("authorization") else { return names }
-        return names + ["authorization"]
+    private static func storedDigests(
+        names: [String], request: URLRequest, credentials: Set<String>
+    ) -> [String: String] {
+        var digests = varyDigests(names: names, request: request)
+        digests[credentialsKey] = credentialDigest(of: request, credentials: credentials)
+        return digests
     }
 
     /// How long the response is fresh for, in seconds (RFC 9111 §4.2.1): `max-age`, else
@@ -169,9 +210,10 @@ enum CacheRules {
 
     /// Decides from the stored response, the request's own directives and the policy.
     static func decide(
-        _ request: URLRequest, stored: CachedResponse?, mode: CachePolicy.Mode, now: Date, heuristicCap: TimeInterval
+        _ request: URLRequest, stored: CachedResponse?, mode: CachePolicy.Mode, now: Date, heuristicCap: TimeInterval,
+        credentials: Set<String> = Limits.defaultCredentialHeaders
     ) -> Decision {
-        let usable = stored.flatMap { matchesVary($0, request: request) ? $0 : nil }
+        let usable = stored.flatMap { matchesVary($0, request: request, credentials: credentials) ? $0 : nil }
         let requestDirectives = requestCacheControl(request)
         switch mode {
         case .networkOnly:
@@ -190,9 +232,16 @@ enum CacheRules {
         guard let usable else {
             if requestDirectives.onlyIfCached { return .miss }
             // Stored for other credentials: never an answer, but this request's own credentials
-            // may revalidate it (after a token refresh, the server's 304 says it is the same).
-            if let stored, matchesVary(stored, request: request, ignoringCredentials: true) {
-                return .send(conditional(request, for: stored), stored: stored)
+            // may revalidate it by its strong `ETag` alone (after a token refresh, a 304 naming
+            // that tag says the representation is byte for byte the same). Not by a date or a
+            // weak tag, which a server may match for another user's different answer (found by
+            // review): those send the request plain.
+            if let stored, let tag = strongETag(of: stored),
+                matchesVary(stored, request: request, ignoringCredentials: true, credentials: credentials)
+            {
+                var conditional = request
+                conditional.setValue(tag, forHTTPHeaderField: "If-None-Match")
+                return .send(conditional, stored: stored)
             }
             return .send(request, stored: nil)
         }
@@ -229,6 +278,21 @@ enum CacheRules {
         return request
     }
 
+    /// The stored response's strong `ETag`, when it has one fit to send.
+    static func strongETag(of entry: CachedResponse) -> String? {
+        guard let tag = entry.header("ETag")?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\""),
+            isSafeHeaderValue(tag)
+        else { return nil }
+        return tag
+    }
+
+    /// Whether a `304` names the stored response's strong `ETag`: what revalidating a response
+    /// stored for other credentials needs.
+    static func confirms(_ entry: CachedResponse, notModified headers: [String: String]) -> Bool {
+        guard let stored = strongETag(of: entry) else { return false }
+        return header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces) == stored
+    }
+
     /// Whether the request sent was made conditional by the cache.
     static func isConditional(_ request: URLRequest) -> Bool {
         request.value(forHTTPHeaderField: "If-None-Match") != nil
@@ -246,12 +310,22 @@ enum CacheRules {
         "set-cookie", "set-cookie2",
     ]
 
-    /// Whether a `304` is about `entry` (RFC 9111 §4.3.4): it names no strong validator, or the
-    /// strong `ETag` the entry has.
+    /// Whether a `304` is about `entry` (RFC 9111 §4.3.4): the `ETag` it names is the entry's (a
+    /// strong one compared strongly, a weak one weakly: a `W/"x"` does not freshen a body stored
+    /// as `W/"y"`; found by review), and the `Last-Modified` it names, if any, is the entry's.
     static func selects(_ entry: CachedResponse, notModified headers: [String: String]) -> Bool {
-        guard let tag = header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces), !tag.hasPrefix("W/")
-        else { return true }
-        return entry.header("ETag")?.trimmingCharacters(in: .whitespaces) == tag
+        if let tag = header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces) {
+            guard let stored = entry.header("ETag")?.trimmingCharacters(in: .whitespaces) else { return false }
+            if !tag.hasPrefix("W/") { return stored == tag }
+            func opaque(_ tag: String) -> Substring { tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag) }
+            return opaque(stored) == opaque(tag)
+        }
+        if let modified = HTTPDate.parse(header("Last-Modified", in: headers)),
+            let stored = HTTPDate.parse(entry.header("Last-Modified")), modified != stored
+        {
+            return false
+        }
+        return true
     }
 
     /// The stored response freshened by a `304`'s headers (RFC 9111 §4.3.4), with the new times.
@@ -264,6 +338,20 @@ enum CacheRules {
                 merged.headers[existing] = nil
             }
             merged.headers[name] = value
+        }
+        // A 304 without `Date` or `Age`: the stored ones describe the old answer, and kept with
+        // the new times they made the freshened entry as old as the first one (stale at once).
+        // A recipient adds the `Date` it lacks (RFC 9110 §6.6.1). Found by review.
+        if header("Date", in: headers) == nil {
+            for name in merged.headers.keys where name.caseInsensitiveCompare("Date") == .orderedSame {
+                merged.headers[name] = nil
+            }
+            merged.headers["Date"] = HTTPDate.format(responseTime)
+        }
+        if header("Age", in: headers) == nil {
+            for name in merged.headers.keys where name.caseInsensitiveCompare("Age") == .orderedSame {
+                merged.headers[name] = nil
+            }
         }
         merged.requestTime = requestTime
         merged.responseTime = responseTime
@@ -279,12 +367,12 @@ enum CacheRules {
     /// RFC 5861). `offline`: no response arrived at all (not an error status).
     static func mayServeStale(
         _ entry: CachedResponse, request: URLRequest, mode: CachePolicy.Mode, offline: Bool, now: Date,
-        heuristicCap: TimeInterval
+        heuristicCap: TimeInterval, credentials: Set<String> = Limits.defaultCredentialHeaders
     ) -> Bool {
         let directives = CacheControl(entry.header("Cache-Control"))
         if directives.mustRevalidate || directives.noCache { return false }
         // Stored for other credentials (kept only to be revalidated): never served unasked.
-        if !matchesVary(entry, request: request) { return false }
+        if !matchesVary(entry, request: request, credentials: credentials) { return false }
         if offline, mode == .staleWhileOffline { return true }
         let allowance = max(directives.staleIfError ?? -1, requestCacheControl(request).staleIfError ?? -1)
         guard allowance >= 0 else { return false }

@@ -7,12 +7,37 @@ import Foundation
 extension HTTPCache {
     /// The provider's one entry into the cache: `send` through `cache` when there is one and the
     /// exchange may be cached (not a download, not a stream), else `send` alone.
+    /// A download (`bypass`) is never stored or answered from the cache, but under
+    /// ``CachePolicy/cacheOnly`` it is not sent either, and an unsafe one still invalidates what
+    /// it changes (found by review). `credentials`: ``Limits/credentialHeaders``.
     static func exchange(
         _ cache: HTTPCache?, _ request: URLRequest, policy: CachePolicy, bypass: Bool,
+        credentials: Set<String> = Limits.defaultCredentialHeaders,
         send: (URLRequest) async throws -> Response
     ) async throws -> Response {
-        guard let cache, !bypass else { return try await send(request) }
-        return try await cache.exchange(request, policy: policy, send: send)
+        guard let cache else { return try await send(request) }
+        guard !bypass else { return try await cache.passThrough(request, policy: policy, send: send) }
+        return try await cache.exchange(request, policy: policy, credentials: credentials, send: send)
+    }
+
+    /// Sends a request the cache cannot answer (not a plain `GET`, a download, a stream): refused
+    /// under ``CachePolicy/cacheOnly``, which never uses the network; a success of an unsafe
+    /// method invalidates the stored responses it makes outdated (RFC 9111 §4.4).
+    func passThrough(
+        _ request: URLRequest, policy: CachePolicy, send: (URLRequest) async throws -> Response
+    ) async throws -> Response {
+        let url = try Self.checkNetworkAllowed(request, policy: policy)
+        let response = try await send(request)
+        if let url { await invalidate(after: response, method: (request.httpMethod ?? "GET").uppercased(), url: url) }
+        return response
+    }
+
+    /// The request's URL, or ``HTTPCacheMiss`` under ``CachePolicy/cacheOnly``.
+    static func checkNetworkAllowed(_ request: URLRequest, policy: CachePolicy) throws -> URL? {
+        if policy.mode == .cacheOnly, let url = request.url {
+            throw CourierError.underlying(HTTPCacheMiss(url: url), nil)
+        }
+        return request.url
     }
 
     /// Answers `request` from the storage, or sends it (made conditional when a stored response
@@ -21,6 +46,7 @@ extension HTTPCache {
     ///   that named another representation).
     func exchange(
         _ request: URLRequest, policy: CachePolicy, storedIgnored: Bool = false,
+        credentials: Set<String> = Limits.defaultCredentialHeaders,
         send: (URLRequest) async throws -> Response
     ) async throws -> Response {
         let method = (request.httpMethod ?? "GET").uppercased()
@@ -30,14 +56,14 @@ extension HTTPCache {
         guard let url = request.url, let key = CacheRules.key(for: url), method == "GET",
             request.httpBody?.isEmpty ?? true, request.httpBodyStream == nil
         else {
-            let response = try await send(request)
-            if let url = request.url { await invalidate(after: response, method: method, url: url) }
-            return response
+            return try await passThrough(request, policy: policy, send: send)
         }
         let cap = heuristicCapSeconds
         let stored = policy.mode == .networkOnly || storedIgnored ? nil : await storage.response(forKey: key)
         let decided = now()
-        switch CacheRules.decide(request, stored: stored, mode: policy.mode, now: decided, heuristicCap: cap) {
+        let decision = CacheRules.decide(
+            request, stored: stored, mode: policy.mode, now: decided, heuristicCap: cap, credentials: credentials)
+        switch decision {
         case .answer(let entry):
             return answer(entry, request: request, status: .hit, now: decided)
         case .miss:
@@ -50,7 +76,8 @@ extension HTTPCache {
             } catch {
                 if let stored, !Task.isCancelled, !Self.isCancellation(error),
                     CacheRules.mayServeStale(
-                        stored, request: request, mode: policy.mode, offline: true, now: now(), heuristicCap: cap)
+                        stored, request: request, mode: policy.mode, offline: true, now: now(), heuristicCap: cap,
+                        credentials: credentials)
                 {
                     return answer(stored, request: request, status: .staleAfterError, now: now())
                 }
@@ -67,16 +94,32 @@ extension HTTPCache {
                 // again without validators.
                 if !CacheRules.selects(stored, notModified: headers) {
                     await storage.removeResponse(forKey: key)
-                    return try await exchange(request, policy: policy, storedIgnored: true, send: send)
+                    return try await exchange(
+                        request, policy: policy, storedIgnored: true, credentials: credentials, send: send)
+                }
+                // Stored for other credentials: only a 304 naming its strong tag vouches for it
+                // (see CacheRules.decide); otherwise the request goes again, plain, and its own
+                // answer replaces the entry.
+                let sameCredentials = CacheRules.matchesVary(stored, request: request, credentials: credentials)
+                if !sameCredentials, !CacheRules.confirms(stored, notModified: headers) {
+                    return try await exchange(
+                        request, policy: policy, storedIgnored: true, credentials: credentials, send: send)
                 }
                 var merged = CacheRules.merging(
                     stored, notModified: headers, requestTime: requestTime, responseTime: responseTime)
-                // Kept for the credentials that revalidated it (see CacheRules.keyedNames).
-                let digests = CacheRules.storedDigests(vary: merged.header("Vary"), request: request)
+                // Kept for the credentials that revalidated it.
+                let digests = CacheRules.storedDigests(
+                    vary: merged.header("Vary"), request: request, credentials: credentials)
                 merged.varyDigests = digests ?? merged.varyDigests
                 if digests == nil || CacheControl(CacheRules.header("Cache-Control", in: headers)).noStore {
                     await storage.removeResponse(forKey: key)
-                } else {
+                } else if CacheRules.mayStore(for: request, policy: policy, credentials: credentials),
+                    await storage.response(forKey: key) == stored
+                {
+                    // Only over the entry it freshens: one stored meanwhile (a newer answer from
+                    // a request that overtook this one) is not put back to the old body (found
+                    // by review). A request that may not store (its `no-store`, credentials the
+                    // policy does not store) leaves the entry as it was.
                     await storage.store(merged, forKey: key)
                 }
                 return answer(
@@ -87,11 +130,13 @@ extension HTTPCache {
                 // A 304 to the validators the cache added, from the end of a redirect: it cannot
                 // freshen the entry (another URL's), and the caller, who sent none, is owed a whole
                 // answer. The request is sent again without validators. Found by review.
-                return try await exchange(request, policy: policy, storedIgnored: true, send: send)
+                return try await exchange(
+                    request, policy: policy, storedIgnored: true, credentials: credentials, send: send)
             }
             if let stored, CacheRules.errorStatuses.contains(response.statusCode),
                 CacheRules.mayServeStale(
-                    stored, request: request, mode: policy.mode, offline: false, now: responseTime, heuristicCap: cap)
+                    stored, request: request, mode: policy.mode, offline: false, now: responseTime, heuristicCap: cap,
+                    credentials: credentials)
             {
                 return answer(
                     stored, request: request, status: .staleAfterError, now: responseTime,
@@ -99,8 +144,10 @@ extension HTTPCache {
             }
             if response.fileURL == nil, response.statusCode != 304, answersKey,
                 CacheRules.isStorable(
-                    request: outgoing, statusCode: response.statusCode, headers: headers, policy: policy),
-                let digests = CacheRules.storedDigests(vary: CacheRules.header("Vary", in: headers), request: request)
+                    request: outgoing, statusCode: response.statusCode, headers: headers, policy: policy,
+                    credentials: credentials),
+                let digests = CacheRules.storedDigests(
+                    vary: CacheRules.header("Vary", in: headers), request: request, credentials: credentials)
             {
                 let entry = CachedResponse(
                     url: url, statusCode: response.statusCode, headers: CacheRules.storedHeaders(headers),
@@ -117,7 +164,7 @@ extension HTTPCache {
     }
 
     /// Removes what a successful unsafe request makes outdated (RFC 9111 §4.4).
-    private func invalidate(after response: Response, method: String, url: URL) async {
+    func invalidate(after response: Response, method: String, url: URL) async {
         let urls = CacheRules.invalidated(
             method: method, url: url, statusCode: response.statusCode,
             location: response.value(forHTTPHeaderField: "Location"),

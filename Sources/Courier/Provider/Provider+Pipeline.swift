@@ -544,11 +544,20 @@ extension Provider {
             let response: CallAnswer
             switch behavior {
             case .never:
-                // A stream is its own answer (issue 31) and goes past the HTTP cache.
+                // A stream is its own answer (issue 31) and goes past the HTTP cache, which still
+                // refuses it under `cacheOnly` and forgets what an unsafe one changed (found by
+                // review).
                 if plan.isStream {
+                    if cache != nil { _ = try HTTPCache.checkNetworkAllowed(request, policy: subject.cachePolicy) }
                     response = try await transfer(
                         request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: nil,
                         isSample: false, destinationChecked: true)
+                    let method = (request.httpMethod ?? "GET").uppercased()
+                    if let cache, CacheRules.isUnsafe(method), let url = request.url,
+                        case .streamed(let streamed) = response
+                    {
+                        await cache.invalidate(after: streamed.head, method: method, url: url)
+                    }
                     break
                 }
                 // No HTTP cache (the default): straight to the transport, with no closure and no
@@ -565,7 +574,9 @@ extension Provider {
                 // Traffic control (27): behind the cache, only what it sends takes a slot.
                 let admits = cacheSendsItself(behavior: behavior, plan: plan, download: download)
                 let policy = subject.cachePolicy  // as the target's (a MultiTarget forwards it)
-                let whole = try await HTTPCache.exchange(cache, request, policy: policy, bypass: bypass) { request in
+                let whole = try await HTTPCache.exchange(
+                    cache, request, policy: policy, bypass: bypass, credentials: plan.limits.credentialHeaders
+                ) { request in
                     guard admits else {
                         return try await transfer(
                             request, task: endpoint.task, plan: plan, subject: subject, over: transport,

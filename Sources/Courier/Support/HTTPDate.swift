@@ -51,4 +51,36 @@ enum HTTPDate {
         let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
+
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), whole seconds; years outside
+    /// 1–9999 are clamped to them.
+    static func format(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        // 0001-01-01 through 9999-12-31 23:59:59.
+        let clamped = interval.isFinite ? min(max(interval, -62_135_596_800), 253_402_300_799) : 0
+        let seconds = Int(clamped.rounded(.down))
+        var days = seconds / 86_400
+        var rest = seconds % 86_400
+        if rest < 0 {
+            rest += 86_400
+            days -= 1
+        }
+        // Civil from days (the inverse of `make`).
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return "\(names[weekday]), \(two(day)) \(monthNames[month - 1]) \(yearText) "
+            + "\(two(rest / 3_600)):\(two(rest % 3_600 / 60)):\(two(rest % 60)) GMT"
+    }
 }
