@@ -89,7 +89,8 @@ public struct ResponseBody: AsyncSequence, Sendable {
         }
     }
 
-    /// Feeds a ``ResponseBody``: for transports. Writing never blocks.
+    /// Feeds a ``ResponseBody``: for transports. Writing never waits for the reader (past the
+    /// memory window a chunk is written to the backlog file, on the writer's thread).
     public struct Writer: Sendable {
         let buffer: BodyBuffer
 

@@ -146,8 +146,8 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Runs a transfer and returns when the response head arrives; the body follows through the
-    /// returned ``StreamedResponse/body`` as it arrives, with backpressure that never blocks
-    /// URLSession's delegate queue (see ``ResponseBody``). Redirects, schemes, limits (other than
+    /// returned ``StreamedResponse/body`` as it arrives, with backpressure that never makes
+    /// URLSession's delegate queue wait for the reader (see ``ResponseBody``). Redirects, schemes, limits (other than
     /// the total body size, which a stream does not have) and cancellation are as for
     /// ``send(_:)-(Transfer)``; the body's reader going away cancels the task.
     public func stream(_ transfer: Transfer) async throws -> StreamedResponse {
