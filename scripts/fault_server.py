@@ -89,7 +89,8 @@ loaded machine still sees its own deadline, never the server's close.
                            and the connection closed: dup-same ("L, L"), dup-diff (two lines, L and L+7),
                            plus ("+L"), minus ("-L"), huge (20 digits), max (2^63-1), value (cl=V, as given), tab (tabs around L),
                            unicode (L in fullwidth digits), zeros ("000L"), te-cl (Transfer-Encoding chunked
-                           and Content-Length 10*L, then a malformed chunk size), cut (Content-Length 10*L:
+                           and Content-Length 10*L, then a malformed chunk size), te-cl-ok (Transfer-Encoding
+                           chunked and Content-Length L, then a well-formed chunked body), cut (Content-Length 10*L:
                            a body cut short). A HEAD request gets the same head and no body; status=204 or 304 answers
                            that status (with the same head and body)
   /stream-watch?id=ID      a chunk every 10 ms for at most WATCH s; notes when the client closed
@@ -413,6 +414,7 @@ class Handler(socketserver.StreamRequestHandler):
             "unicode": ["Content-Length: " + "".join(chr(0xFF10 + int(d)) for d in str(size))],
             "zeros": [f"Content-Length: 000{size}"],
             "te-cl": ["Transfer-Encoding: chunked", f"Content-Length: {size * 10}"],
+            "te-cl-ok": ["Transfer-Encoding: chunked", f"Content-Length: {size}"],
             "cut": [f"Content-Length: {size * 10}"],
         }.get(kind)
         if lines is None:
@@ -420,6 +422,8 @@ class Handler(socketserver.StreamRequestHandler):
             return
         if kind == "te-cl":
             body = b"ZZZ\r\n" + body + b"\r\n0\r\n\r\n"
+        elif kind == "te-cl-ok":
+            body = f"{size:x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
         head += "".join(f"{line}\r\n" for line in lines)
         self.send(head.encode("utf-8") + b"\r\n" + (b"" if method == "HEAD" else body))
 

@@ -150,6 +150,18 @@ extension TransportConformance {
                 #expect(urlErrorCode(error) != .networkConnectionLost, "\(error)")
             }
         },
+        Check("a chunked answer that also announces a Content-Length is refused", overTLS: false) { context in
+            // Both framings on one answer: a sign of response splitting or smuggling, "ought to
+            // be handled as an error" (RFC 9112 §6.3); both transports refuse it the same way.
+            let target = context.fault(
+                "hostile-length", task: .parameters(["case": "te-cl-ok", "n": 100], encoding: .queryString))
+            do throws(CourierError) {
+                let response = try await context.provider().request(target)
+                Issue.record("answered \(response.statusCode) with \(response.data.count) bytes")
+            } catch {
+                #expect(urlErrorCode(error) == .badServerResponse, "\(error)")
+            }
+        },
         Check("a HEAD answer announcing a body it does not send is complete", overTLS: false) { context in
             let target = context.fault(
                 "hostile-length", method: .head, task: .parameters(["case": "cut"], encoding: .queryString))

@@ -207,7 +207,13 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
             table.update(dataTask) { entry in
                 guard entry.failure == nil else { return (nil, 0, false) }
                 if let stream = entry.stream, entry.headDelivered {
-                    if entry.bodyLimit == nil { entry.bodyLimit = ResponseBodyLimit(streaming: entry.limits) }
+                    if entry.bodyLimit == nil {
+                        if Self.hasBothFramings(dataTask.response, contentLength: nil) {
+                            cancelling = Self.abort(&entry, with: URLError(.badServerResponse))
+                            return (nil, 0, false)
+                        }
+                        entry.bodyLimit = ResponseBodyLimit(streaming: entry.limits)
+                    }
                     entry.received += Int64(data.count)
                     if let crossed = entry.bodyLimit?.crossed(by: entry.received, response: dataTask.response) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
@@ -235,6 +241,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
                     // dictionary bridges strings). A body announced larger than allowed fails
                     // before it is read.
                     let announced = ResponseBodyLimit.contentLength(of: dataTask.response)
+                    if Self.hasBothFramings(dataTask.response, contentLength: announced) {
+                        cancelling = Self.abort(&entry, with: URLError(.badServerResponse))
+                        return (nil, 0, false)
+                    }
                     if let crossed = limit.announcedCrossing(contentLength: announced) {
                         cancelling = Self.abort(&entry, with: CourierError.limitExceeded(crossed))
                         return (nil, 0, false)
@@ -312,6 +322,18 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// for an answer that has no body, otherwise `Content-Length`, unless the body is
     /// content-encoded (then it describes the compressed bytes, not the decoded ones URLSession
     /// hands over).
+    /// Whether an answer announces both a `Transfer-Encoding` and a `Content-Length`: a sign of
+    /// response splitting or smuggling that "ought to be handled as an error" (RFC 9112 §6.3).
+    /// libcurl reads the chunks and hands the body over; AsyncHTTPClient's parser refuses the
+    /// head. Refused here with the same `URLError(.badServerResponse)` (found by review).
+    /// `contentLength`: the length already read (negative when absent), or `nil` to read it.
+    static func hasBothFramings(_ response: URLResponse?, contentLength: Int64?) -> Bool {
+        guard let http = response as? HTTPURLResponse else { return false }
+        let announced =
+            contentLength.map { $0 >= 0 } ?? (http.value(forHTTPHeaderField: "Content-Length") != nil)
+        return announced && http.value(forHTTPHeaderField: "Transfer-Encoding") != nil
+    }
+
     static func expectedLength(of response: URLResponse?, method: String?) -> Int64? {
         guard let http = response as? HTTPURLResponse else { return nil }
         return ResponseBodyLimit.expectedLength(status: http.statusCode, method: method) {
