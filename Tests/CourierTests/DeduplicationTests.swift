@@ -30,6 +30,16 @@ import Testing
         return await provider.inflightWaiterCount == count
     }
 
+    /// Calls 1, 2 and 1 at once: the two 1s share one exchange, 2 has its own.
+    private func expectTwoExchanges(_ provider: Provider<Call>, _ transport: GatedTransport) async throws {
+        let tasks = [1, 2, 1].map { id in Task { try await provider.request(Call(id: id)) } }
+        #expect(await waiters(provider, 3))
+        #expect(await provider.inflightCount == 2)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(transport.calls == 2)
+    }
+
     @Test func concurrentIdenticalRequestsMakeOneCall() async throws {
         let transport = GatedTransport()
         let provider = Provider<Call>(transport: transport, deduplication: .enabled)
@@ -68,12 +78,7 @@ import Testing
                 return request
             },
             transport: transport, deduplication: .enabled)
-        let tasks = [1, 2, 1].map { id in Task { try await provider.request(Call(id: id)) } }
-        #expect(await waiters(provider, 3))
-        #expect(await provider.inflightCount == 2)
-        transport.release()
-        for task in tasks { _ = try await task.value }
-        #expect(transport.calls == 2)
+        try await expectTwoExchanges(provider, transport)
     }
 
     /// Settings of the request a transport obeys (cellular access, its timeout, cookies, the
@@ -97,12 +102,7 @@ import Testing
                 return request
             },
             transport: transport, deduplication: .enabled)
-        let tasks = [1, 2, 1].map { id in Task { try await provider.request(Call(id: id)) } }
-        #expect(await waiters(provider, 3))
-        #expect(await provider.inflightCount == 2)
-        transport.release()
-        for task in tasks { _ = try await task.value }
-        #expect(transport.calls == 2)
+        try await expectTwoExchanges(provider, transport)
     }
 
     /// Thousands of waiters leaving one by one (cancelled or past their deadlines) each take

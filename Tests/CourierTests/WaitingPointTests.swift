@@ -233,10 +233,9 @@ import Testing
         }
     }
 
-    /// The caller is answered `.timedOut` when the call's deadline passes, and the plugins see
-    /// the same, not the cancel that stopped the stages (found by review). Nothing is retried.
-    @Test(arguments: [false, true])
-    func pluginsSeeTheCallTimeoutAsTheCallerDoes(retries: Bool) async throws {
+    /// How a call with a 3 s deadline whose transport never answers ends: by the deadline, or by
+    /// the caller's cancel. The caller's error, what the plugin saw, and the transport's calls.
+    func outcome(cancelled: Bool, retries: Bool) async -> (CourierError?, [String], Int) {
         let clock = TestClock()
         let transport = GatedTransport()
         let log = EventLog()
@@ -246,36 +245,26 @@ import Testing
             callTimeout: .seconds(3), retryPolicy: retries ? RetryPolicy(maxAttempts: 3) : .disabled)
         let request = Task { try await provider.request(.plain) }
         await transport.waitForRequests(1)
-        clock.advance(by: .seconds(3))
-        guard case .timedOut(let limit) = (await request.result).failure as? CourierError else {
-            Issue.record("expected timedOut")
-            return
-        }
-        #expect(limit == .seconds(3))
+        if cancelled { request.cancel() } else { clock.advance(by: .seconds(3)) }
+        let error = (await request.result).failure as? CourierError
         var iterator = finished.makeAsyncIterator()
         _ = await iterator.next()
-        #expect(log.all == ["didReceive(timedOut)", "process(timedOut)", "didFinish(timedOut)"])
-        #expect(transport.calls == 1)
+        return (error, log.all, transport.calls)
     }
 
-    @Test func aCallerCancelledBeforeTheCallTimeoutIsReportedCancelled() async throws {
-        let clock = TestClock()
-        let transport = GatedTransport()
-        let log = EventLog()
-        let (finished, finishing) = AsyncStream.makeStream(of: Void.self)
-        let provider = Provider<TestAPI>(
-            transport: transport, plugins: [OutcomePlugin(log: log, finished: finishing)], clock: clock,
-            callTimeout: .seconds(3))
-        let request = Task { try await provider.request(.plain) }
-        await transport.waitForRequests(1)
-        request.cancel()
-        guard case .cancelled = (await request.result).failure as? CourierError else {
-            Issue.record("expected cancelled")
-            return
+    /// The caller is answered `.timedOut` when the call's deadline passes, and the plugins see
+    /// the same, not the cancel that stopped the stages (found by review). Nothing is retried. A
+    /// caller's own cancel is still `.cancelled` to both.
+    @Test(arguments: [(false, false), (false, true), (true, false)])
+    func pluginsSeeWhatEndedTheCall(cancelled: Bool, retries: Bool) async throws {
+        let (error, seen, calls) = await outcome(cancelled: cancelled, retries: retries)
+        let word = cancelled ? "cancelled" : "timedOut"
+        switch error {
+        case .timedOut(.seconds(3))? where !cancelled, .cancelled? where cancelled: break
+        default: Issue.record("the caller got \(String(describing: error))")
         }
-        var iterator = finished.makeAsyncIterator()
-        _ = await iterator.next()
-        #expect(log.all == ["didReceive(cancelled)", "process(cancelled)", "didFinish(cancelled)"])
+        #expect(seen == ["didReceive(\(word))", "process(\(word))", "didFinish(\(word))"])
+        #expect(calls == 1)
     }
 
     @Test func theCallTimeoutAnswersEvenWhenAMappingNeverReturns() async throws {
