@@ -324,6 +324,26 @@ import Testing
         #expect(served.withLock { $0 } == (strong ? 1 : 3))
     }
 
+    /// Found by review: a request with credentials, revalidating an anonymous entry by its tag
+    /// and answered with the user's own page (which may not be stored), removed the anonymous
+    /// entry; and a name removed from `Limits.credentialHeaders` (for redirects) made its answers
+    /// storable.
+    @Test func anotherUsersAnswerLeavesTheAnonymousEntry() async throws {
+        let origin = Origin(headers: ["Cache-Control": "max-age=600", "ETag": "\"anonymous\""])
+        let storage = MemoryCacheStorage()
+        let provider = Provider<Item>(
+            transport: StubTransport().on({ _ in true }, origin.answer), limits: Limits(credentialHeaders: []),
+            cache: HTTPCache(storage: storage))
+        #expect(try await provider.request(Item()).cacheStatus == .network)
+        let personal = try await provider.request(Item(headers: ["Cookie": "session=a"]))
+        #expect(personal.cacheStatus == .network)
+        #expect(String(decoding: personal.data, as: UTF8.self) == "body 2")
+        let anonymous = try await provider.request(Item())
+        #expect(anonymous.cacheStatus == .hit)
+        #expect(String(decoding: anonymous.data, as: UTF8.self) == "body 1")
+        #expect(try await provider.request(Item(headers: ["Cookie": "session=a"])).cacheStatus == .network)
+    }
+
     /// Found by review: a `304` with a weak `ETag` freshened whatever was stored, another weak tag
     /// included.
     @Test func a304NamingAnotherWeakETagDoesNotFreshenTheStoredBody() async throws {

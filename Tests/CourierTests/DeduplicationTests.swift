@@ -105,6 +105,26 @@ import Testing
         try await expectTwoExchanges(provider, transport)
     }
 
+    /// A timeout a mapping set to NaN still makes a key equal to itself: the callers are answered
+    /// and the table emptied (found by review: a key unequal to itself was never found again).
+    @Test func aNaNTimeoutStillMatchesItself() async throws {
+        let transport = GatedTransport()
+        let provider = Provider<Call>(
+            requestClosure: { endpoint in
+                var request = try endpoint.urlRequest()
+                request.timeoutInterval = .nan
+                return request
+            },
+            transport: transport, deduplication: .enabled)
+        let tasks = (0..<2).map { _ in Task { try await provider.request(Call()) } }
+        #expect(await waiters(provider, 2))
+        #expect(await provider.inflightCount == 1)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(await provider.inflightCount == 0)
+        #expect(transport.calls == 1)
+    }
+
     /// Thousands of waiters leaving one by one (cancelled or past their deadlines) each take
     /// their own entry out of the shared exchange's table; the last one cancels the exchange.
     @Test func manyWaitersLeaveOneByOne() async throws {

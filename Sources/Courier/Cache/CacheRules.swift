@@ -59,13 +59,18 @@ enum CacheRules {
         return policy.storesAuthorizedResponses || credentialFields(of: request, credentials: credentials).isEmpty
     }
 
-    /// The request's credential fields, names lowercased, sorted by name.
+    /// The request's credential fields, names lowercased, sorted by name: `Authorization`, the
+    /// default ``Limits/credentialHeaders`` and the call's own. A name removed from the call's
+    /// (to keep it across a redirect the caller trusts) still counts here: it is a credential
+    /// all the same (found by review).
     static func credentialFields(of request: URLRequest, credentials: Set<String>) -> [(String, String)] {
+        func isCredential(_ name: String) -> Bool {
+            name.caseInsensitiveCompare("Authorization") == .orderedSame
+                || Limits.defaultCredentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+                || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+        }
         var fields: [(String, String)] = []
-        for (name, value) in request.allHTTPHeaderFields ?? [:]
-        where name.caseInsensitiveCompare("Authorization") == .orderedSame
-            || credentials.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
-        {
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where isCredential(name) {
             fields.append((name.lowercased(), value))
         }
         return fields.sorted { $0.0 < $1.0 }
@@ -133,6 +138,7 @@ enum CacheRules {
         if ignoringCredentials {
             func isCredential(_ name: String) -> Bool {
                 name == credentialsKey || name == "authorization"
+                    || Limits.defaultCredentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
                     || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
             }
             return varyDigests(names: names.filter { !isCredential($0) }, request: request)

@@ -154,9 +154,14 @@ extension HTTPCache {
                     body: response.data, requestTime: requestTime, responseTime: responseTime,
                     varyDigests: digests)
                 await storage.store(entry, forKey: key)
-            } else if (200..<300).contains(response.statusCode), stored != nil || policy.mode == .networkOnly {
+            } else if (200..<300).contains(response.statusCode),
+                policy.mode == .networkOnly
+                    || stored.map({ CacheRules.matchesVary($0, request: request, credentials: credentials) }) == true
+            {
                 // A successful answer that may not be stored (`no-store`) makes the stored one
-                // outdated. An error status leaves it for a later revalidation.
+                // outdated. An error status leaves it for a later revalidation, and so does an
+                // answer for other credentials (a user's own page does not outdate the
+                // anonymous one it was revalidated against; found by review).
                 await storage.removeResponse(forKey: key)
             }
             return response

@@ -66,7 +66,9 @@ struct InflightKey: Hashable, Sendable {
     /// another policy never shares another caller's exchange (it would get an answer made under
     /// the other's settings; found by review).
     struct Options: Hashable, Sendable {
-        let timeoutInterval: TimeInterval
+        /// The bits of `timeoutInterval`: a NaN set by a mapping is equal to itself (a key unequal
+        /// to itself was never found again, and its callers waited for ever; found by review).
+        let timeoutInterval: UInt64
         let cachePolicy: UInt
         let handlesCookies: Bool
         let allowsCellularAccess: Bool
@@ -78,7 +80,7 @@ struct InflightKey: Hashable, Sendable {
         #endif
 
         init(_ request: URLRequest) {
-            timeoutInterval = request.timeoutInterval
+            timeoutInterval = request.timeoutInterval.bitPattern
             cachePolicy = request.cachePolicy.rawValue
             handlesCookies = request.httpShouldHandleCookies
             allowsCellularAccess = request.allowsCellularAccess
