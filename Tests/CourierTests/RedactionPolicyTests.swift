@@ -348,4 +348,35 @@ import Testing
             #expect(!recorded.contains(secret), "the fixture holds \(secret):\n\(recorded)")
         }
     }
+
+    /// Found by review: parts that each name a new boundary (`multipart/json; boundary=…`) were
+    /// read one inside the other without end (the stack overflowed). Past four levels a nested
+    /// part is replaced whole; within them, secrets are found, in `multipart/mixed` parts too.
+    @Test func deeplyNestedMultipartBodiesAreBounded() {
+        // Boundaries that are prefixes of later ones (`b1`, `b10`) and ones that are not (`b1x`).
+        for suffix in ["", "x"] {
+            var body = ""
+            for level in 0..<20_000 {
+                body += "--b\(level)\(suffix)\r\nContent-Disposition: form-data; name=\"p\"\r\n"
+                body += "Content-Type: multipart/json; boundary=b\(level + 1)\(suffix)\r\n\r\n"
+            }
+            body += "{\"token\":\"deep\"}"
+            let redacted = RedactionPolicy.default.body(
+                Data(body.utf8), contentType: "multipart/form-data; boundary=b0\(suffix)")
+            let text = String(decoding: redacted, as: UTF8.self)
+            #expect(!text.contains("deep"), "suffix '\(suffix)'")
+            #expect(text.hasPrefix("--b0\(suffix)\r\n"))
+        }
+        let nested =
+            "--outer\r\nContent-Disposition: form-data; name=\"inner\"\r\n"
+            + "Content-Type: multipart/mixed; boundary=inner\r\n\r\n"
+            + "--inner\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nhunter2\r\n"
+            + "--inner\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nkept\r\n--inner--\r\n"
+            + "--outer--\r\n"
+        let kept = String(
+            decoding: RedactionPolicy.default.body(Data(nested.utf8), contentType: "multipart/form-data; boundary=outer"),
+            as: UTF8.self)
+        #expect(!kept.contains("hunter2"))
+        #expect(kept.contains("kept"))
+    }
 }

@@ -30,20 +30,37 @@ extension RedactionPolicy {
         return edits(bytes, 0..<bytes.count, contentType: contentType)
     }
 
-    private func edits(_ bytes: [UInt8], _ span: Range<Int>, contentType: String?) -> [RedactionEdit] {
+    /// Multipart bodies inside multipart bodies read as such: deeper than this, a nested part is
+    /// replaced whole. A hostile body of parts each naming a new boundary recursed once per
+    /// ~50 bytes and rescanned the rest each time: the stack overflowed on a few megabytes (found
+    /// by review).
+    static let maxMultipartDepth = 4
+
+    private func edits(
+        _ bytes: [UInt8], _ span: Range<Int>, contentType: String?, depth: Int = 0
+    ) -> [RedactionEdit] {
         let type = contentType.map { Self.mediaType($0) }
         let placeholderBytes = Array(placeholder.utf8)
+        let sniffed = type == nil ? Self.sniffedBoundary(bytes, span) : nil
+        if (type?.hasPrefix("multipart/") ?? false) || sniffed != nil, depth >= Self.maxMultipartDepth {
+            return span.isEmpty ? [] : [RedactionEdit(range: span, replacement: placeholderBytes)]
+        }
         if let type, type.hasPrefix("multipart/") {
             guard let boundary = contentType.flatMap({ Self.parameter("boundary", in: $0) }) else { return [] }
-            return multipartEdits(bytes, span, boundary: Array(boundary.utf8))
+            return multipartEdits(bytes, span, boundary: Array(boundary.utf8), depth: depth)
         }
         if type == "application/x-www-form-urlencoded" || (type == nil && Self.looksLikeForm(bytes, span)) {
             return formEdits(bytes, span, placeholder: placeholderBytes)
         }
-        if type == nil, let boundary = Self.sniffedBoundary(bytes, span) {
-            return multipartEdits(bytes, span, boundary: boundary)
+        if let sniffed {
+            return multipartEdits(bytes, span, boundary: sniffed, depth: depth)
         }
-        var scanner = JSONSecretScanner(bytes: bytes, span: span, placeholder: placeholderBytes) {
+        return jsonEdits(bytes, span)
+    }
+
+    /// The JSON members found in `span`, read as text.
+    private func jsonEdits(_ bytes: [UInt8], _ span: Range<Int>) -> [RedactionEdit] {
+        var scanner = JSONSecretScanner(bytes: bytes, span: span, placeholder: Array(placeholder.utf8)) {
             self.isSecretBodyField($0)
         }
         return scanner.edits()
@@ -111,7 +128,9 @@ extension RedactionPolicy {
         return boundary.isEmpty || !head.contains("content-disposition") ? nil : boundary
     }
 
-    private func multipartEdits(_ bytes: [UInt8], _ span: Range<Int>, boundary: [UInt8]) -> [RedactionEdit] {
+    private func multipartEdits(
+        _ bytes: [UInt8], _ span: Range<Int>, boundary: [UInt8], depth: Int
+    ) -> [RedactionEdit] {
         let delimiter = Array("--".utf8) + boundary
         var edits: [RedactionEdit] = []
         var positions: [Int] = []
@@ -120,6 +139,9 @@ extension RedactionPolicy {
             positions.append(found)
             index = found + delimiter.count
         }
+        // Not the multipart body it says it is (its boundary never appears): read as text, so the
+        // JSON members in it are still found.
+        if positions.isEmpty { return jsonEdits(bytes, span) }
         // A body cut short (a log's excerpt) ends inside its last part: that part runs to the end.
         var ends = Array(positions.dropFirst())
         if let last = positions.last, last + delimiter.count + 2 <= span.upperBound,
@@ -150,9 +172,13 @@ extension RedactionPolicy {
             }
             // Text and JSON parts are read like bodies of their own; other files stay as they are.
             let media = type.map { Self.mediaType($0) }
-            let readable = media.map { $0.hasPrefix("text/") || $0.contains("json") || $0.contains("form-urlencoded") }
+            // A multipart part inside one (`multipart/mixed`) is read too, within `maxMultipartDepth`.
+            let readable = media.map {
+                $0.hasPrefix("text/") || $0.contains("json") || $0.contains("form-urlencoded")
+                    || $0.hasPrefix("multipart/")
+            }
             if readable ?? !isFile {
-                edits += self.edits(bytes, contentStart..<partEnd, contentType: type)
+                edits += self.edits(bytes, contentStart..<partEnd, contentType: type, depth: depth + 1)
             }
         }
         return edits
