@@ -374,7 +374,8 @@ import Testing
             + "--inner\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nkept\r\n--inner--\r\n"
             + "--outer--\r\n"
         let kept = String(
-            decoding: RedactionPolicy.default.body(Data(nested.utf8), contentType: "multipart/form-data; boundary=outer"),
+            decoding: RedactionPolicy.default.body(
+                Data(nested.utf8), contentType: "multipart/form-data; boundary=outer"),
             as: UTF8.self)
         #expect(!kept.contains("hunter2"))
         #expect(kept.contains("kept"))
