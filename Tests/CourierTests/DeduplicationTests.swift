@@ -105,6 +105,31 @@ import Testing
         try await expectTwoExchanges(provider, transport)
     }
 
+    /// Each call's own trace context (a tracing plugin's `traceparent`) does not keep identical
+    /// requests apart (found by review: with tracing on, nothing was ever merged).
+    @Test func traceContextDoesNotKeepCallsApart() async throws {
+        let transport = GatedTransport()
+        let ids = Locked(0)
+        let provider = Provider<Call>(
+            requestClosure: { endpoint in
+                var request = try endpoint.urlRequest()
+                let id = ids.withLock {
+                    $0 += 1
+                    return $0
+                }
+                request.setValue("00-\(id)-01", forHTTPHeaderField: "traceparent")
+                request.setValue("k=\(id)", forHTTPHeaderField: "Baggage")
+                return request
+            },
+            transport: transport, deduplication: .enabled)
+        let tasks = (0..<3).map { _ in Task { try await provider.request(Call()) } }
+        #expect(await waiters(provider, 3))
+        #expect(await provider.inflightCount == 1)
+        transport.release()
+        for task in tasks { _ = try await task.value }
+        #expect(transport.calls == 1)
+    }
+
     /// A timeout a mapping set to NaN still makes a key equal to itself: the callers are answered
     /// and the table emptied (found by review: a key unequal to itself was never found again).
     @Test func aNaNTimeoutStillMatchesItself() async throws {

@@ -103,7 +103,7 @@ struct InflightKey: Hashable, Sendable {
         options = Options(request)
         method = request.httpMethod ?? "GET"
         url = request.url
-        headers = request.allHTTPHeaderFields ?? [:]
+        headers = Self.withoutTraceContext(request.allHTTPHeaderFields ?? [:])
         body = request.httpBody
         switch task {
         case .uploadFile(let file, _):
@@ -127,6 +127,20 @@ struct InflightKey: Hashable, Sendable {
             bodySource = nil
             files = []
         }
+    }
+
+    /// Trace context fields (W3C Trace Context and Baggage, B3, Jaeger, Google Cloud, AWS X-Ray),
+    /// lowercased: a tracing plugin gives each call its own, and they are left out of the key,
+    /// or no two traced calls would ever share an exchange (found by review). A caller that joins
+    /// is answered by an exchange sent with the first caller's trace context.
+    static let traceContextFields: Set<String> = [
+        "traceparent", "tracestate", "baggage", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid",
+        "x-b3-sampled", "x-b3-flags", "uber-trace-id", "x-cloud-trace-context", "x-amzn-trace-id",
+    ]
+
+    static func withoutTraceContext(_ headers: [String: String]) -> [String: String] {
+        guard headers.keys.contains(where: { traceContextFields.contains($0.lowercased()) }) else { return headers }
+        return headers.filter { !traceContextFields.contains($0.key.lowercased()) }
     }
 
     /// The request's parts and the stub: the limits, the cache policy and the options are left to `==` (keys
