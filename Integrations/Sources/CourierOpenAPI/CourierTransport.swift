@@ -106,11 +106,12 @@ public struct CourierTransport: ClientTransport {
             guard let response = Self.refusedResponse(error) else { throw error }
             let fields = Self.fields(response.response)
             return (
-                HTTPResponse(status: .init(code: response.statusCode), headerFields: fields), HTTPBody(response.data)
+                HTTPResponse(status: try Self.status(response.statusCode), headerFields: fields),
+                HTTPBody(response.data)
             )
         }
         let fields = Self.fields(stream.response)
-        let response = HTTPResponse(status: .init(code: stream.statusCode), headerFields: fields)
+        let response = HTTPResponse(status: try Self.status(stream.statusCode), headerFields: fields)
         return (response, HTTPBody(stream.chunks, length: Self.length(fields), iterationBehavior: .single))
     }
 
@@ -122,6 +123,13 @@ public struct CourierTransport: ClientTransport {
             return .unknown
         }
         return .known(length)
+    }
+
+    /// The status for the client. HTTPTypes traps on a code outside 0–999 (a stub's, or a
+    /// transport's of its own): that is `URLError(.badServerResponse)` here (found by review).
+    static func status(_ code: Int) throws(CourierError) -> HTTPResponse.Status {
+        guard (0...999).contains(code) else { throw .underlying(URLError(.badServerResponse), nil) }
+        return HTTPResponse.Status(code: code)
     }
 
     /// The statuses the provider's retry policy retries, when it retries at all.
@@ -151,14 +159,16 @@ public struct CourierTransport: ClientTransport {
     }
 
     /// The fields as a dictionary; a repeated name's values joined with `, ` under its first
-    /// spelling.
+    /// spelling, and `Cookie`'s with `; ` (RFC 6265 §5.4: `a=1, b=2` would be one cookie `a`;
+    /// found by review).
     static func headers(_ fields: HTTPFields) -> [String: String] {
         var headers: [String: String] = [:]
         var spelling: [String: String] = [:]
         for field in fields {
             let key = spelling[field.name.canonicalName] ?? field.name.rawName
             spelling[field.name.canonicalName] = key
-            headers[key] = headers[key].map { "\($0), \(field.value)" } ?? field.value
+            let separator = field.name == .cookie ? "; " : ", "
+            headers[key] = headers[key].map { $0 + separator + field.value } ?? field.value
         }
         return headers
     }

@@ -70,3 +70,11 @@ public enum OpenAPIOperation: TargetType, CustomStringConvertible {
             ? .none : .customCodes(Set(100..<600).subtracting(request.retriedStatusCodes))
     }
 }
+
+/// `AccessTokenPlugin` (`.accessToken`) sends its token as `Authorization: Bearer <token>` with
+/// every operation, as the bridge's documentation shows; without this, the plugin skipped them all
+/// and every call went out without credentials (found by review). Operations whose API wants
+/// another scheme: set `Authorization` in a plugin of your own, or use `Authentication`.
+extension OpenAPIOperation: AccessTokenAuthorizable {
+    public var authorizationType: AuthorizationType? { .bearer }
+}

@@ -152,6 +152,13 @@ public struct TracingPlugin: Plugin {
         switch result {
         case .success(let response):
             span.updateAttributes { $0["http.response.status_code"] = response.statusCode }
+            // A client span with a 4xx or 5xx answer is an error (OpenTelemetry's HTTP semantic
+            // conventions, `error.type` the status code), whether or not the target validated the
+            // status (found by review: with the default `.none` it was left unset).
+            if response.statusCode >= 400 {
+                span.updateAttributes { $0["error.type"] = String(response.statusCode) }
+                span.setStatus(SpanStatus(code: .error, message: String(response.statusCode)))
+            }
         case .failure(let error):
             span.updateAttributes { attributes in
                 if let code = error.response?.statusCode { attributes["http.response.status_code"] = code }

@@ -30,6 +30,32 @@ import Testing
         #expect(operation.request.operationID == "getEcho")
     }
 
+    /// Found by review: `.accessToken`, as the documentation shows it, sent no token with a
+    /// generated call; a status HTTPTypes cannot hold trapped; repeated `Cookie` fields were
+    /// joined as one cookie.
+    @Test func anAccessTokenIsSentAndHostileStatusesAreTypedErrors() async throws {
+        let transport = StubTransport()
+        transport.on(.get, "get", .data(Self.echo, headers: ["Content-Type": "application/json"]))
+        let provider = Provider<OpenAPIOperation>(transport: transport, plugins: [.accessToken { _ in "t0ken" }])
+        let client = Client(serverURL: Self.server, transport: CourierTransport(provider: provider))
+        _ = try await client.getEcho(query: .init(name: "ada")).ok.body.json
+        #expect(transport.requests.first?.request.value(forHTTPHeaderField: "Authorization") == "Bearer t0ken")
+
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: .cookie, value: "a=1"))
+        fields.append(HTTPField(name: .cookie, value: "b=2"))
+        fields.append(HTTPField(name: .accept, value: "a/b"))
+        fields.append(HTTPField(name: .accept, value: "c/d"))
+        let headers = CourierTransport.headers(fields)
+        #expect(headers["Cookie"] == "a=1; b=2")
+        #expect(headers["Accept"] == "a/b, c/d")
+
+        for code in [1_000, -1] {
+            #expect(throws: CourierError.self) { _ = try CourierTransport.status(code) }
+        }
+        #expect(try CourierTransport.status(204).code == 204)
+    }
+
     @Test func aBodyThatCanBeReadOnceIsSentAgainOnRetry() async throws {
         let transport = StubTransport()
         transport.on(

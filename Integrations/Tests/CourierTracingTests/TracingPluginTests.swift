@@ -118,6 +118,29 @@ import Tracing
             ])
     }
 
+    /// An answer of 4xx or 5xx that the target does not refuse (validation `.none`) still ends
+    /// its span as an error, with its status as `error.type`; a 2xx does not (found by review).
+    @Test func anErrorStatusTheTargetAcceptsIsStillAnErrorSpan() async throws {
+        struct Lenient: TargetType {
+            var path: String
+            var baseURL: URL { URL(string: "https://api.example.com")! }
+            var headers: [String: String] { [:] }
+        }
+        let tracer = InMemoryTracer()
+        let transport = StubTransport()
+        transport.on(.get, "missing", .status(404))
+        transport.on(.get, "fine", .status(200))
+        let provider = Provider<Lenient>(transport: transport, plugins: [.tracing(tracer: tracer)])
+        #expect(try await provider.request(Lenient(path: "missing")).statusCode == 404)
+        _ = try await provider.request(Lenient(path: "fine"))
+        let spans = tracer.finishedSpans
+        try #require(spans.count == 2)
+        #expect(spans[0].status?.code == .error)
+        #expect(spans[0].attributes.get("error.type") == .string("404"))
+        #expect(spans[1].status?.code != .error)
+        #expect(spans[1].attributes.get("error.type") == nil)
+    }
+
     @Test func aCancelledCallEndsItsSpanWithTheError() async throws {
         let tracer = InMemoryTracer()
         let transport = GatedTransport()
