@@ -59,6 +59,10 @@ import Testing
             policy.headerValue("https://ada:pa55@example.com/x", forHeader: "content-location")
                 == "https://<redacted>@example.com/x")
         #expect(policy.headerValue("/docs#section-2", forHeader: "Location") == "/docs#section-2")
+        // A hash router's own query (found by review).
+        #expect(
+            policy.headerValue("https://app.example.com/#/cb?access_token=T0K&state=s", forHeader: "Location")
+                == "https://app.example.com/#/cb?access_token=<redacted>&state=s")
         #expect(
             policy.url(URL(string: "https://x.example/a?sig=abc")!).absoluteString
                 == "https://x.example/a?sig=%3Credacted%3E")

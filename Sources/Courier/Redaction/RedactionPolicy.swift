@@ -210,11 +210,19 @@ public struct RedactionPolicy: Sendable, Hashable {
         var result = Self.redactingUserInfo(rest, placeholder: placeholder)
         if let query { result += "?" + redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem) }
         if let fragment {
-            // `#access_token=…&state=…` (OAuth implicit grant); a plain `#section` has no `=`.
-            result +=
-                "#"
-                + (fragment.contains("=")
-                    ? redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem) : String(fragment))
+            // `#access_token=…&state=…` (OAuth implicit grant); a plain `#section` has no `=`. A
+            // client-side route's own query (`#/callback?access_token=…`, a hash router) is read
+            // after its `?` (found by review: the first name was read as `/callback?access_token`).
+            result += "#"
+            if !fragment.contains("=") {
+                result += fragment
+            } else if let mark = fragment.firstIndex(of: "?") {
+                result += fragment[...mark]
+                result += redactPairs(
+                    fragment[fragment.index(after: mark)...], placeholder: placeholder, isSecret: isSecretQueryItem)
+            } else {
+                result += redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem)
+            }
         }
         return result
     }
