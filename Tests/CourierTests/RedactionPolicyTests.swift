@@ -15,7 +15,8 @@ import Testing
     @Test(arguments: [
         "Authorization", "proxy-authorization", "COOKIE", "set_cookie", "X-API-Key", "x_api_key", "xApiKey", "Api-Key",
         "X-Auth-Token", "X-Amz-Security-Token", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token",
-        "Ocp-Apim-Subscription-Key",
+        "Ocp-Apim-Subscription-Key", "x-auth-key", "X-Api-Token", "dd-api-key", "DD-APPLICATION-KEY",
+        "X-Algolia-API-Key",
     ])
     func credentialHeadersAreSecretInAnyCaseStyle(name: String) {
         #expect(RedactionPolicy.default.isSecretHeader(name))

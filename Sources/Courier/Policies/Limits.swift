@@ -33,13 +33,14 @@ public struct Limits: Sendable, Hashable {
     /// ``RedactionPolicy/defaultHeaders`` — `Authorization`, `Proxy-Authorization`, `Cookie`,
     /// `X-API-Key`, `Api-Key`, `X-Auth-Token`, `X-Access-Token`, `X-Refresh-Token`,
     /// `X-Session-Token`, `X-CSRF-Token`, `X-XSRF-Token`, `X-Amz-Security-Token`, `X-Goog-Api-Key`,
-    /// `Private-Token`, `Job-Token`, `X-Gitlab-Token`, `X-Vault-Token`, `Ocp-Apim-Subscription-Key`
-    /// and `X-Shopify-Access-Token`.
+    /// `Private-Token`, `Job-Token`, `X-Gitlab-Token`, `X-Vault-Token`, `Ocp-Apim-Subscription-Key`,
+    /// `X-Shopify-Access-Token`, `X-Auth-Key`, `X-Api-Token`, `DD-API-KEY`, `DD-APPLICATION-KEY` and
+    /// `X-Algolia-API-Key`.
     public static let defaultCredentialHeaders: Set<String> = [
         "Authorization", "Proxy-Authorization", "Cookie", "X-API-Key", "Api-Key", "X-Auth-Token", "X-Access-Token",
         "X-Refresh-Token", "X-Session-Token", "X-CSRF-Token", "X-XSRF-Token", "X-Amz-Security-Token",
         "X-Goog-Api-Key", "Private-Token", "Job-Token", "X-Gitlab-Token", "X-Vault-Token", "Ocp-Apim-Subscription-Key",
-        "X-Shopify-Access-Token",
+        "X-Shopify-Access-Token", "X-Auth-Key", "X-Api-Token", "DD-API-KEY", "DD-APPLICATION-KEY", "X-Algolia-API-Key",
     ]
 
     /// The largest response body kept in memory, counted after decompression. Default:

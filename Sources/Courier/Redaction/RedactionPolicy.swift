@@ -58,12 +58,14 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// `X-Session-Token`, `X-CSRF-Token`, `X-XSRF-Token`, `X-Amz-Security-Token`,
     /// `X-Goog-Api-Key`, `Private-Token`, `Job-Token`, `X-Gitlab-Token`, `X-Vault-Token`,
     /// `Ocp-Apim-Subscription-Key`, `X-Shopify-Access-Token`, `X-Hub-Signature`,
-    /// `X-Hub-Signature-256`.
+    /// `X-Hub-Signature-256`, `X-Auth-Key`, `X-Api-Token`, `DD-API-KEY`, `DD-APPLICATION-KEY` and
+    /// `X-Algolia-API-Key`.
     public static let defaultHeaders: Set<String> = [
         "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key", "Api-Key", "X-Auth-Token",
         "X-Access-Token", "X-Refresh-Token", "X-Session-Token", "X-CSRF-Token", "X-XSRF-Token",
         "X-Amz-Security-Token", "X-Goog-Api-Key", "Private-Token", "Job-Token", "X-Gitlab-Token", "X-Vault-Token",
         "Ocp-Apim-Subscription-Key", "X-Shopify-Access-Token", "X-Hub-Signature", "X-Hub-Signature-256",
+        "X-Auth-Key", "X-Api-Token", "DD-API-KEY", "DD-APPLICATION-KEY", "X-Algolia-API-Key",
     ]
 
     /// Secret-looking query items: `token`, `access_token`, `refresh_token`, `id_token`,
