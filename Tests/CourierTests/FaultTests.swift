@@ -141,11 +141,16 @@ struct FaultTests {
         let transport = URLSessionTransport(configuration: configuration)
         #expect(transport.configuration.httpAdditionalHeaders?.isEmpty ?? true)
         let provider = Provider<Fault>(transport: transport)
-        let direct = try await provider.request(Fault(path: "echo", headers: ["X-Both": "request"])).map(Echo.self)
+        // Bounds that end a hang, not that time the hops: under AddressSanitizer on 2 cores, a new
+        // session's redirect hop took longer than the fault targets' default 2 s.
+        let direct = try await provider.request(
+            Fault(path: "echo", headers: ["X-Both": "request"], timeout: .seconds(100))
+        ).map(Echo.self)
         #expect(direct.fields["authorization"] == "Bearer secret")
         #expect(direct.fields["x-session"] == "1")
         #expect(direct.fields["x-both"] == "request")
-        let redirected = try await provider.request(Fault(path: "redirect-other-origin")).map(Echo.self)
+        let redirected = try await provider.request(Fault(path: "redirect-other-origin", timeout: .seconds(100)))
+            .map(Echo.self)
         #expect(redirected.fields["host"]?.hasPrefix("localhost") == true)
         #expect(redirected.fields["authorization"] == nil)
         #expect(redirected.fields["x-session"] == "1")
