@@ -64,16 +64,22 @@ enum CacheRules {
     /// (to keep it across a redirect the caller trusts) still counts here: it is a credential
     /// all the same (found by review).
     static func credentialFields(of request: URLRequest, credentials: Set<String>) -> [(String, String)] {
-        func isCredential(_ name: String) -> Bool {
-            name.caseInsensitiveCompare("Authorization") == .orderedSame
-                || Limits.defaultCredentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-                || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-        }
         var fields: [(String, String)] = []
-        for (name, value) in request.allHTTPHeaderFields ?? [:] where isCredential(name) {
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where isCredential(name, credentials: credentials) {
             fields.append((name.lowercased(), value))
         }
         return fields.sorted { $0.0 < $1.0 }
+    }
+
+    /// ``Limits/defaultCredentialHeaders`` and `Authorization`, lowercased.
+    private static let defaultCredentialNames = Set(
+        (Limits.defaultCredentialHeaders + ["Authorization"]).map { $0.lowercased() })
+
+    /// Whether the field `name` (any case) carries credentials: a default credential name or one
+    /// of the call's `credentials`.
+    static func isCredential(_ name: String, credentials: Set<String>) -> Bool {
+        defaultCredentialNames.contains(name.lowercased())
+            || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// The name a stored response's credential digest is kept under in
@@ -137,9 +143,7 @@ enum CacheRules {
         guard let names = varyNames(entry.header("Vary")) else { return false }
         if ignoringCredentials {
             func isCredential(_ name: String) -> Bool {
-                name == credentialsKey || name == "authorization"
-                    || Limits.defaultCredentialHeaders.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
-                    || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+                name == credentialsKey || Self.isCredential(name, credentials: credentials)
             }
             return varyDigests(names: names.filter { !isCredential($0) }, request: request)
                 == entry.varyDigests.filter { !isCredential($0.key) }
@@ -340,25 +344,13 @@ enum CacheRules {
     ) -> CachedResponse {
         var merged = entry
         for (name, value) in headers where !notUpdated.contains(name.lowercased()) {
-            if let existing = merged.headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
-                merged.headers[existing] = nil
-            }
-            merged.headers[name] = value
+            set(name, to: value, in: &merged.headers)
         }
         // A 304 without `Date` or `Age`: the stored ones describe the old answer, and kept with
         // the new times they made the freshened entry as old as the first one (stale at once).
         // A recipient adds the `Date` it lacks (RFC 9110 §6.6.1). Found by review.
-        if header("Date", in: headers) == nil {
-            for name in merged.headers.keys where name.caseInsensitiveCompare("Date") == .orderedSame {
-                merged.headers[name] = nil
-            }
-            merged.headers["Date"] = HTTPDate.format(responseTime)
-        }
-        if header("Age", in: headers) == nil {
-            for name in merged.headers.keys where name.caseInsensitiveCompare("Age") == .orderedSame {
-                merged.headers[name] = nil
-            }
-        }
+        if header("Date", in: headers) == nil { set("Date", to: HTTPDate.format(responseTime), in: &merged.headers) }
+        if header("Age", in: headers) == nil { set("Age", to: nil, in: &merged.headers) }
         merged.requestTime = requestTime
         merged.responseTime = responseTime
         return merged
@@ -410,6 +402,15 @@ enum CacheRules {
 
     private static func effectivePort(_ url: URL) -> Int? {
         url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+    }
+
+    /// Sets the field `name` in `headers` to `value` (`nil`: removes it), whatever the case of the
+    /// names already there.
+    static func set(_ name: String, to value: String?, in headers: inout [String: String]) {
+        for existing in headers.keys where existing.caseInsensitiveCompare(name) == .orderedSame {
+            headers[existing] = nil
+        }
+        if let value { headers[name] = value }
     }
 
     static func header(_ name: String, in headers: [String: String]) -> String? {

@@ -16,28 +16,28 @@ extension HTTPCache {
         send: (URLRequest) async throws -> Response
     ) async throws -> Response {
         guard let cache else { return try await send(request) }
-        guard !bypass else { return try await cache.passThrough(request, policy: policy, send: send) }
+        guard !bypass else {
+            return try await cache.passThrough(request, policy: policy, head: \.self) { try await send(request) }
+        }
         return try await cache.exchange(request, policy: policy, credentials: credentials, send: send)
     }
 
     /// Sends a request the cache cannot answer (not a plain `GET`, a download, a stream): refused
     /// under ``CachePolicy/cacheOnly``, which never uses the network; a success of an unsafe
     /// method invalidates the stored responses it makes outdated (RFC 9111 §4.4).
-    func passThrough(
-        _ request: URLRequest, policy: CachePolicy, send: (URLRequest) async throws -> Response
-    ) async throws -> Response {
-        let url = try Self.checkNetworkAllowed(request, policy: policy)
-        let response = try await send(request)
-        if let url { await invalidate(after: response, method: (request.httpMethod ?? "GET").uppercased(), url: url) }
-        return response
-    }
-
-    /// The request's URL, or ``HTTPCacheMiss`` under ``CachePolicy/cacheOnly``.
-    static func checkNetworkAllowed(_ request: URLRequest, policy: CachePolicy) throws -> URL? {
+    /// `head`: the response head of what `send` returns (a stream's answer is its head and body).
+    func passThrough<Answer>(
+        _ request: URLRequest, policy: CachePolicy, head: (Answer) -> Response,
+        send: () async throws -> Answer
+    ) async throws -> Answer {
         if policy.mode == .cacheOnly, let url = request.url {
             throw CourierError.underlying(HTTPCacheMiss(url: url), nil)
         }
-        return request.url
+        let answer = try await send()
+        if let url = request.url {
+            await invalidate(after: head(answer), method: (request.httpMethod ?? "GET").uppercased(), url: url)
+        }
+        return answer
     }
 
     /// Answers `request` from the storage, or sends it (made conditional when a stored response
@@ -56,7 +56,7 @@ extension HTTPCache {
         guard let url = request.url, let key = CacheRules.key(for: url), method == "GET",
             request.httpBody?.isEmpty ?? true, request.httpBodyStream == nil
         else {
-            return try await passThrough(request, policy: policy, send: send)
+            return try await passThrough(request, policy: policy, head: \.self) { try await send(request) }
         }
         let cap = heuristicCapSeconds
         let stored = policy.mode == .networkOnly || storedIgnored ? nil : await storage.response(forKey: key)
@@ -184,11 +184,8 @@ extension HTTPCache {
         _ entry: CachedResponse, request: URLRequest, status: CacheStatus, now: Date, transfer: TransferMetrics? = nil
     ) -> Response {
         var fields = entry.headers
-        if let existing = fields.keys.first(where: { $0.caseInsensitiveCompare("Age") == .orderedSame }) {
-            fields[existing] = nil
-        }
         let age = CacheRules.currentAge(entry, now: now)
-        fields["Age"] = String(Int(min(age, TimeInterval(CacheControl.maxDeltaSeconds))))
+        CacheRules.set("Age", to: String(Int(min(age, TimeInterval(CacheControl.maxDeltaSeconds)))), in: &fields)
         var metrics = transfer ?? TransferMetrics()
         metrics.cacheStatus = status
         return Response(

@@ -548,15 +548,16 @@ extension Provider {
                 // refuses it under `cacheOnly` and forgets what an unsafe one changed (found by
                 // review).
                 if plan.isStream {
-                    if cache != nil { _ = try HTTPCache.checkNetworkAllowed(request, policy: subject.cachePolicy) }
-                    response = try await transfer(
-                        request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: nil,
-                        isSample: false, destinationChecked: true)
-                    let method = (request.httpMethod ?? "GET").uppercased()
-                    if let cache, CacheRules.isUnsafe(method), let url = request.url,
-                        case .streamed(let streamed) = response
-                    {
-                        await cache.invalidate(after: streamed.head, method: method, url: url)
+                    guard let cache else {
+                        response = try await transfer(
+                            request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: nil,
+                            isSample: false, destinationChecked: true)
+                        break
+                    }
+                    response = try await cache.passThrough(request, policy: subject.cachePolicy, head: \.head) {
+                        try await transfer(
+                            request, task: endpoint.task, plan: plan, subject: subject, over: transport, download: nil,
+                            isSample: false, destinationChecked: true)
                     }
                     break
                 }
