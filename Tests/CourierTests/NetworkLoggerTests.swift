@@ -158,6 +158,53 @@ import Testing
         #expect(log.all.last?.hasPrefix("← 200") == true)
     }
 
+    @Test func aLoggerThatIsOffFormatsNothingInAnyHook() async {
+        struct Refreshing: Authenticator {
+            func apply(_ credential: String, to request: inout URLRequest) {
+                request.setValue(credential, forHTTPHeaderField: "X-Key")
+            }
+            func refresh(_ credential: String) async throws -> String { "fresh" }
+        }
+        let calls = Locked(0)
+        let transport = RecordingTransport { request in
+            let call = calls.withLock { count in
+                count += 1
+                return count
+            }
+            let status = call == 1 ? 401 : call == 2 ? 503 : 200
+            return Response(statusCode: status, data: Data("{}".utf8), request: request)
+        }
+        let log = EventLog()
+        let asked = Locked(0)
+        let formatted = Locked(0)
+        let enabled = Locked(false)
+        let plugin = NetworkLoggerPlugin(
+            configuration: .init(
+                options: .verbose,
+                responseBodyFormatter: { _, _ in
+                    formatted.withLock { $0 += 1 }
+                    return nil
+                },
+                output: { log.append($0) },
+                isEnabled: {
+                    asked.withLock { $0 += 1 }
+                    return enabled.withLock { $0 }
+                }))
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [plugin], retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none),
+            authentication: Authentication(Refreshing(), credential: "stale"))
+        _ = try? await provider.request(.validated(200, .successCodes))
+        #expect(log.all.isEmpty)
+        #expect(formatted.withLock { $0 } == 0)
+        // willSend and didReceive for three attempts, one refresh, one retry.
+        #expect(asked.withLock { $0 } == 8)
+
+        enabled.withLock { $0 = true }
+        _ = try? await provider.request(.validated(200, .successCodes))
+        #expect(log.all.contains { $0.contains("← 200") })
+        #expect(formatted.withLock { $0 } >= 1)
+    }
+
     @Test func bodiesThatAreNotInTheRequestSayWhatTheyAre() async throws {
         struct Upload: TargetType {
             var task: HTTPTask

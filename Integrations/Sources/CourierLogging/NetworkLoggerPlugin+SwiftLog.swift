@@ -16,6 +16,9 @@ extension Plugin where Self == NetworkLoggerPlugin {
     /// let provider = Provider<GitHub>(plugins: [.swiftLog(logger)])
     /// ```
     ///
+    /// Nothing is formatted while `logger`'s level is above `level`: the plugin asks the level at
+    /// the start of every hook, so turning the level down later starts the lines.
+    ///
     /// Secrets never reach the logger: every line is written through `redaction` (credential headers,
     /// user info in URLs, secret query items and body fields are shown as `<redacted>`).
     ///
@@ -47,6 +50,9 @@ extension Plugin where Self == NetworkLoggerPlugin {
                 options: options, redaction: redaction, redactedHeaders: redactedHeaders,
                 redactedQueryItems: redactedQueryItems, maxBodyBytes: maxBodyBytes,
                 requestBodyFormatter: requestBodyFormatter, responseBodyFormatter: responseBodyFormatter,
-                output: { line in logger.log(level: level, "\(line)") }))
+                output: { line in logger.log(level: level, "\(line)") },
+                // The logger's level decides before any line is built: with the level off, a
+                // request's headers and bodies are neither redacted nor formatted.
+                isEnabled: { logger.logLevel <= level }))
     }
 }

@@ -75,4 +75,36 @@ import Testing
         #expect(store.entries.map(\.level) == [.debug, .debug])
         #expect(store.entries.last?.message.contains("503") == true)
     }
+
+    @Test func nothingIsFormattedWhileTheLoggersLevelIsOff() async throws {
+        let store = InMemoryLogHandler.Store()
+        let formatted = InMemoryLogHandler.Store()
+        var logger = Logger(label: "courier") { _ in InMemoryLogHandler(store: store) }
+        logger.logLevel = .info
+        let plugin: NetworkLoggerPlugin = .swiftLog(
+            logger, level: .debug, options: [.method, .url, .successResponseBody, .requestHeaders],
+            responseBodyFormatter: { body, _ in
+                formatted.append(.debug, "formatted")
+                return String(decoding: body, as: UTF8.self)
+            })
+        let provider = Provider<API>(stubClosure: Provider.immediatelyStub, plugins: [plugin])
+        _ = try await provider.request(.user("ada"))
+        #expect(store.entries.isEmpty)
+        #expect(formatted.entries.isEmpty)
+
+        logger.logLevel = .debug
+        let enabled = Provider<API>(
+            stubClosure: Provider.immediatelyStub,
+            plugins: [
+                .swiftLog(
+                    logger, level: .debug, options: [.successResponseBody],
+                    responseBodyFormatter: { _, _ in
+                        formatted.append(.debug, "formatted")
+                        return "{}"
+                    })
+            ])
+        _ = try await enabled.request(.user("ada"))
+        #expect(store.entries.map(\.message) == ["  body: {}"])
+        #expect(formatted.entries.count == 1)
+    }
 }

@@ -94,6 +94,10 @@ public struct NetworkLoggerPlugin: Plugin {
         /// given the body already redacted by ``redaction``. Default: `nil`.
         /// ``NetworkLoggerPlugin/prettyJSON(_:)`` pretty-prints JSON.
         public var responseBodyFormatter: (@Sendable (Data, Response) -> String?)?
+        /// Asked at the start of every hook; when it answers `false`, nothing is formatted,
+        /// redacted or written for that hook (a logger whose level is off costs a call, not a
+        /// line). `.swiftLog` asks its `Logger`'s level. Default: always `true`.
+        public var isEnabled: @Sendable () -> Bool
 
         /// Creates a configuration.
         /// - Parameters:
@@ -105,12 +109,14 @@ public struct NetworkLoggerPlugin: Plugin {
         ///   - requestBodyFormatter: Renders request bodies; `nil` for the default. Default: `nil`.
         ///   - responseBodyFormatter: Renders response bodies; `nil` for the default. Default: `nil`.
         ///   - output: Where lines go. Default: standard error.
+        ///   - isEnabled: Whether to log at all, asked at the start of every hook. Default: always.
         public init(
             options: Options = .default, redaction: RedactionPolicy = .default, redactedHeaders: Set<String> = [],
             redactedQueryItems: Set<String> = [],
             maxBodyBytes: Int = 4096, requestBodyFormatter: (@Sendable (Data, URLRequest) -> String?)? = nil,
             responseBodyFormatter: (@Sendable (Data, Response) -> String?)? = nil,
-            output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError
+            output: @escaping @Sendable (String) -> Void = NetworkLoggerPlugin.standardError,
+            isEnabled: @escaping @Sendable () -> Bool = { true }
         ) {
             self.options = options
             var redaction = redaction
@@ -121,6 +127,7 @@ public struct NetworkLoggerPlugin: Plugin {
             self.requestBodyFormatter = requestBodyFormatter
             self.responseBodyFormatter = responseBodyFormatter
             self.output = output
+            self.isEnabled = isEnabled
         }
     }
 
@@ -159,6 +166,7 @@ public struct NetworkLoggerPlugin: Plugin {
     }
 
     public func willSend(_ request: URLRequest, context: RequestContext) async {
+        guard configuration.isEnabled() else { return }
         let options = configuration.options
         var lines: [String] = []
         var summary: [String] = ["→"]
@@ -178,6 +186,7 @@ public struct NetworkLoggerPlugin: Plugin {
     }
 
     public func didReceive(_ result: Result<Response, CourierError>, context: RequestContext) async {
+        guard configuration.isEnabled() else { return }
         let options = configuration.options
         var lines: [String] = []
         switch result {
@@ -202,13 +211,13 @@ public struct NetworkLoggerPlugin: Plugin {
     public func willRetry(
         _ request: URLRequest, after error: CourierError, delay: Duration, context: RequestContext
     ) async {
-        guard configuration.options.contains(.retries) else { return }
+        guard configuration.options.contains(.retries), configuration.isEnabled() else { return }
         let cause = error.response.map { "status \($0.statusCode)" } ?? error.localizedDescription
         emit(["↻ attempt \(context.attempt) failed (\(cause)); attempt \(context.attempt + 1) in \(delay)"], context)
     }
 
     public func willRefreshCredential(_ request: URLRequest, context: RequestContext) async {
-        guard configuration.options.contains(.retries) else { return }
+        guard configuration.options.contains(.retries), configuration.isEnabled() else { return }
         let url = configuration.options.contains(.url) ? " for " + (request.url.map(describe) ?? "<no URL>") : ""
         emit(["↻ the credential was refused\(url); refreshing it, then sending again"], context)
     }
