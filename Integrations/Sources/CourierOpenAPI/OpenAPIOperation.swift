@@ -51,8 +51,31 @@ public enum OpenAPIOperation: TargetType, CustomStringConvertible {
     /// The operation ID: the name plugins see.
     public var description: String { request.operationID }
 
-    public var baseURL: URL { request.baseURL }
-    public var path: String { request.pathAndQuery }
+    /// The server's URL; with a trailing `/` for the operation at the path `/` (see ``path``).
+    public var baseURL: URL {
+        guard Self.isRootPath(request.pathAndQuery) else { return request.baseURL }
+        return Self.withTrailingSlash(request.baseURL)
+    }
+    /// ``Request/pathAndQuery``, but without its `/` for the operation at the path `/`: an OpenAPI
+    /// path is appended to the server's URL as written, so `/` under `https://host/api` is
+    /// `https://host/api/`, where a target's path `/` leaves the base URL as it is (Courier's URL
+    /// rules). That slash is put on ``baseURL`` instead.
+    public var path: String {
+        Self.isRootPath(request.pathAndQuery) ? String(request.pathAndQuery.dropFirst()) : request.pathAndQuery
+    }
+
+    /// `/`, or `/` followed by a query.
+    static func isRootPath(_ pathAndQuery: String) -> Bool {
+        pathAndQuery == "/" || pathAndQuery.hasPrefix("/?")
+    }
+
+    static func withTrailingSlash(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            !components.percentEncodedPath.hasSuffix("/")
+        else { return url }
+        components.percentEncodedPath += "/"
+        return components.url ?? url
+    }
     public var method: HTTPMethod { request.method }
     public var headers: [String: String] { request.headers }
     public var task: HTTPTask {

@@ -56,6 +56,24 @@ import Testing
         #expect(try CourierTransport.status(204).code == 204)
     }
 
+    /// An OpenAPI path is appended to the server's URL as written: `/` under a base path keeps its
+    /// slash (Courier's own rule for a target's `/` drops it).
+    @Test(arguments: [
+        ("https://echo.example.com/api", "/", "https://echo.example.com/api/"),
+        ("https://echo.example.com/api/", "/", "https://echo.example.com/api/"),
+        ("https://echo.example.com", "/", "https://echo.example.com/"),
+        ("https://echo.example.com/api", "/?page=2", "https://echo.example.com/api/?page=2"),
+        ("https://echo.example.com/api", "/users", "https://echo.example.com/api/users"),
+        ("https://echo.example.com/api", "/users/", "https://echo.example.com/api/users/"),
+    ])
+    func theRootPathKeepsItsSlash(base: String, path: String, expected: String) throws {
+        let operation = OpenAPIOperation.operation(
+            .init(
+                operationID: "root", baseURL: try #require(URL(string: base)), pathAndQuery: path, method: .get,
+                headers: [:], body: nil, retriedStatusCodes: []))
+        #expect(try Endpoint(target: operation).url.absoluteString == expected)
+    }
+
     @Test func aBodyThatCanBeReadOnceIsSentAgainOnRetry() async throws {
         let transport = StubTransport()
         transport.on(
