@@ -92,6 +92,30 @@ import Testing
         #expect(transport.sent.isEmpty)
     }
 
+    /// The pipeline skips the final request check when nothing changed the request since
+    /// `urlRequest()` built it (issue 29): that holds only while `urlRequest()` refuses every
+    /// method and header the final check refuses, and adds none it would refuse.
+    @Test(arguments: [
+        ("GET", ["Accept": "application/json"]), ("GET\r\nX: 1", [:]), ("PO ST", [:]), ("", [:]),
+        ("PURGE", ["X-Evil\r\nX-Injected": "1"]), ("POST", ["X": "a\r\nb"]), ("POST", ["": "1"]),
+        ("POST", ["X": "a\u{0}b"]), ("PATCH", ["Bad:Colon": "1"]), ("PUT", ["X Space": "1"]),
+        ("DELETE", ["X-Fine": " padded "]), ("GET", ["X": "caf\u{E9}"]),
+    ] as [(String, [String: String])])
+    func whatTheBuiltRequestPassesTheFinalCheckPasses(method: String, headers: [String: String]) throws {
+        let tasks: [HTTPTask] = [
+            .plain, .data(Data("x".utf8)), .parameters(["a": .int(1)], encoding: .json),
+            .parameters(["a": .int(1)], encoding: .url), .json(["a": 1]),
+            .uploadMultipart(MultipartFormData(parts: [.init(name: "f\r\n", data: Data("x".utf8))])),
+        ]
+        for task in tasks {
+            let endpoint = Endpoint(
+                url: try #require(URL(string: "https://api.example.com/x")), method: HTTPMethod(rawValue: method),
+                task: task, headers: headers)
+            guard let request = try? endpoint.urlRequest() else { continue }
+            #expect(throws: Never.self, "\(method) \(headers) \(task)") { try RequestValidation.validate(request) }
+        }
+    }
+
     @Test func requestMappingOutputIsChecked() async {
         let transport = RecordingTransport()
         let provider = Provider<TestAPI>(

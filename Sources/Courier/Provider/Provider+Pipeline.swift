@@ -139,9 +139,10 @@ extension Provider {
                 endpoint = try await endpointClosure(target)
                 try Self.checkCancellation()
             }
-            var request =
-                mapsByDefault.requests && !Self.readsFiles(endpoint)
-                ? try endpoint.urlRequest() : try await requestClosure(endpoint)
+            let builtHere = mapsByDefault.requests && !Self.readsFiles(endpoint)
+            var request = builtHere ? try endpoint.urlRequest() : try await requestClosure(endpoint)
+            call.requestIsAsBuilt =
+                builtHere && plan.headers.isEmpty && target.requestCompression == nil && hooked.prepare.isEmpty
             // Headers the call itself adds (an event source's `Last-Event-ID`), before plugins.
             for (name, value) in plan.headers { request.setValue(value, forHTTPHeaderField: name) }
             // compressed uploads: once per call, before plugins' `prepare` (a signature covers the
@@ -189,8 +190,9 @@ extension Provider {
                 signed = signature
                 outgoing = signature.request
             }
-            // The request that goes on the wire, after every stage that can change it.
-            try RequestValidation.validate(outgoing)
+            // The request that goes on the wire, after every stage that can change it (when one
+            // did: `urlRequest()` checked the same method and headers of a request nothing changed).
+            if signed != nil || !call.requestIsAsBuilt { try RequestValidation.validate(outgoing) }
         } catch {
             // The attempt's end: the call's end reads it when nothing else runs after (signing
             // can wait, for a refresh, say).
