@@ -33,7 +33,7 @@ import Testing
         if let inRequest = request.httpBody {
             body = inRequest
         } else {
-            body = try await MultipartEncoder.encodeInMemoryOffPool(form)
+            body = try await MultipartEncoder.encodeInMemoryOffPool(form, length: MultipartEncoder.totalLength(form))
         }
         return (request, String(decoding: body, as: UTF8.self))
     }
@@ -151,6 +151,81 @@ import Testing
     @Test func boundaryInsideAPartThrows() async {
         let form = MultipartFormData(boundary: "abc", parts: [.init(name: "a", data: Data("x--abcx".utf8))])
         await #expect(throws: CourierError.self) { try await body(form) }
+    }
+
+    /// Found by review: only data parts were searched for the boundary; a file or stream part
+    /// holding `--boundary` (a boundary the caller chose) ended its part early and added parts of
+    /// its own. Searched across the chunks parts are copied in.
+    @Test func aFileOrStreamPartHoldingAChosenBoundaryThrows() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let injected = "x\r\n--fixed\r\nContent-Disposition: form-data; name=\"role\"\r\n\r\nadmin"
+        let file = try folder.file("p.txt", contents: Data(injected.utf8))
+        // The delimiter straddles the first and second 1 MiB chunk of the stream.
+        var straddling = Data(repeating: UInt8(ascii: "a"), count: MultipartEncoder.chunkSize - 3)
+        straddling.append(Data("--fixed tail".utf8))
+        let content = straddling
+        let parts: [MultipartFormData.Part] = [
+            .init(name: "f", fileURL: file),
+            .init(name: "s", stream: { InputStream(data: content) }, length: UInt64(content.count)),
+        ]
+        for part in parts {
+            let form = MultipartFormData(boundary: "fixed", parts: [part], memoryThreshold: 0)
+            let error = await #expect(throws: CourierError.self) { try await form.encodedBody(maxBytes: 3 << 20) }
+            guard case .multipartEncoding(let failure)? = error else {
+                Issue.record("expected multipartEncoding, got \(String(describing: error))")
+                continue
+            }
+            #expect(failure as? MultipartFailure == .invalidBoundary("fixed"))
+        }
+        // The same bytes under a random boundary, and a near miss under the chosen one, go out.
+        let random = MultipartFormData(parts: [.init(name: "f", fileURL: file)])
+        #expect(try await random.encodedBody().count > injected.utf8.count)
+        // Across chunks, an empty one among them; a near miss is not a find.
+        var scan = DelimiterScan(Array("--fixed".utf8))
+        let finds = ["ab--fi", "", "xed"].map { scan.finds(in: Data($0.utf8)) }
+        #expect(finds == [false, false, true])
+        var nearMiss = DelimiterScan(Array("--fixed".utf8))
+        let misses = ["--fixe", "D--fix", "-fixed"].map { nearMiss.finds(in: Data($0.utf8)) }
+        #expect(misses == [false, false, false])
+    }
+
+    /// Found by review: each file was measured again as it was copied and read whole, so a file
+    /// that grew after the form was measured (for a body built in memory) was read into memory
+    /// entirely before its size was found wrong. Now at most the announced length goes out.
+    @Test func aFileThatGrewIsReadNoFurtherThanTheAnnouncedLength() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("grown.bin", contents: Data(repeating: 1, count: 3 << 20))
+        let form = MultipartFormData(boundary: "b", parts: [.init(name: "f", fileURL: file)])
+        let announced: UInt64 = 200
+        var sunk = 0
+        #expect {
+            try MultipartEncoder.write(form, length: announced) { sunk += $0.count }
+        } throws: { error in
+            guard case CourierError.multipartEncoding(let failure) = error,
+                case .sizeChanged(expected: 200, _)? = failure as? MultipartFailure
+            else { return false }
+            return true
+        }
+        #expect(sunk <= Int(announced))
+    }
+
+    @Test func theFormsContentTypeQuotesItsBoundary() {
+        let form = MultipartFormData(boundary: "a b", parts: [.init(name: "a", data: Data())])
+        #expect(form.contentType == #"multipart/form-data; boundary="a b""#)
+        #expect(MultipartFormData(boundary: "ab", parts: []).contentType == "multipart/form-data; boundary=ab")
+    }
+
+    /// Found by review: a `\\` in a name let quoted-pair parsers read `\\"` as a quote inside the
+    /// name; a NUL cut it short in C.
+    @Test func backslashesAndControlCharactersInNamesAreEscaped() async throws {
+        let form = MultipartFormData(
+            boundary: "b",
+            parts: [.init(name: "a\\", data: Data("v".utf8), fileName: "x\u{0}y\u{1F}z\u{7F}; name=admin")])
+        let (_, text) = try await body(form)
+        #expect(text.contains(#"name="a%5C"; filename="x%00y%1Fz%7F; name=admin""#), "\(text)")
+        #expect(!text.contains("\\") && !text.contains("\u{0}"))
     }
 
     @Test func noPartsThrows() async {

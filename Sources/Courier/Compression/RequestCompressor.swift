@@ -175,7 +175,7 @@ enum RequestCompressor {
             case .file(let url):
                 try copyFile(url, length: length, to: &writer, sink: emit)
             case .multipart(let form):
-                try MultipartEncoder.write(form) { try writer.write($0, to: emit) }
+                try MultipartEncoder.write(form, length: length) { try writer.write($0, to: emit) }
                 if writer.consumed != length {
                     throw CourierError.multipartEncoding(
                         MultipartFailure.sizeChanged(expected: length, actual: writer.consumed))

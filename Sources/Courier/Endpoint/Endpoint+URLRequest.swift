@@ -69,7 +69,7 @@ extension Endpoint {
             request.setValue(MultipartEncoder.contentType(form), forHTTPHeaderField: "Content-Type")
             request.setValue(String(length), forHTTPHeaderField: "Content-Length")
             if MultipartEncoder.isBuiltInRequest(form, length: length) {
-                request.httpBody = try MultipartEncoder.encodeInMemory(form)
+                request.httpBody = try MultipartEncoder.encodeInMemory(form, length: length)
             }
         // Other bodies are built when the request is sent, off Swift's thread pool: in memory up
         // to the threshold, through a temporary file above it.

@@ -28,20 +28,19 @@ extension Provider {
         case .uploadMultipart(let form, _) where request.httpBody == nil && request.httpBodyStream == nil:
             // The body must be as long as the Content-Length the request announced; a file part
             // that changed size since then is an error, not a truncated or overlong body.
+            // It is checked before anything is read, and the body is written to exactly that length.
             let announced = request.value(forHTTPHeaderField: "Content-Length").flatMap { UInt64($0) }
-            let length: UInt64
-            if try MultipartEncoder.totalLength(form) <= UInt64(max(0, form.memoryThreshold)) {
-                let body = try await MultipartEncoder.encodeInMemoryOffPool(form)
-                transfer.request.httpBody = body
-                length = UInt64(body.count)
+            let total = try MultipartEncoder.totalLength(form)
+            if let announced, announced != total {
+                throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: announced, actual: total))
+            }
+            if total <= UInt64(max(0, form.memoryThreshold)) {
+                transfer.request.httpBody = try await MultipartEncoder.encodeInMemoryOffPool(form, length: total)
             } else {
-                let file = try await MultipartEncoder.encodeToFile(form, in: FileManager.default.temporaryDirectory)
+                let file = try await MultipartEncoder.encodeToFile(
+                    form, length: total, in: FileManager.default.temporaryDirectory)
                 temporaryBody = file
                 transfer.body = .file(file)
-                length = try FileBody.regularFileSize(file)
-            }
-            if let announced, announced != length {
-                throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: announced, actual: length))
             }
         default:
             break

@@ -13,7 +13,8 @@ import Foundation
 ///
 /// Layout (RFC 7578 / RFC 2046): for each part `--boundary CRLF headers CRLF CRLF content CRLF`,
 /// then `--boundary-- CRLF`. In `name` and `filename`, `"`, CR and LF are percent-encoded (RFC 7578
-/// §4.2, as browsers do); other characters, non-ASCII included, are sent as UTF-8.
+/// §4.2, as browsers do), and so are `\` and the other control characters; other characters,
+/// non-ASCII included, are sent as UTF-8.
 enum MultipartEncoder {
     /// Size of the chunks files and streams are copied in.
     static let chunkSize = 1 << 20
@@ -44,10 +45,13 @@ enum MultipartEncoder {
     static func escape(_ value: String) -> String {
         var result = ""
         for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "%22"
-            case "\r": result += "%0D"
-            case "\n": result += "%0A"
+            switch scalar.value {
+            // `"`, CR and LF as browsers write them; `\\` too, and every other control character:
+            // a parser that reads `\\"` as an escaped quote (RFC 9110's quoted-pair: Go's, Python's)
+            // would otherwise read another name or file name than one that does not, and a NUL
+            // cuts a name short in C (found by review).
+            case 0x22, 0x5C, 0x00..<0x20, 0x7F:
+                result += "%" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
             default: result.unicodeScalars.append(scalar)
             }
         }
@@ -113,10 +117,10 @@ enum MultipartEncoder {
     }
 
     /// The body in memory. For bodies at or under the form's threshold.
-    static func encodeInMemory(_ form: MultipartFormData) throws(CourierError) -> Data {
+    static func encodeInMemory(_ form: MultipartFormData, length: UInt64) throws(CourierError) -> Data {
         var body = Data()
         do {
-            try write(form) { body.append($0) }
+            try write(form, length: length) { body.append($0) }
         } catch let error as CourierError {
             throw error
         } catch {
@@ -129,7 +133,7 @@ enum MultipartEncoder {
     /// cancelled. The file is removed if anything goes wrong, also when a part blocks (a stream
     /// that never ends): the caller is answered at once and the file removed by whichever side
     /// gets there last.
-    static func encodeToFile(_ form: MultipartFormData, in directory: URL) async throws -> URL {
+    static func encodeToFile(_ form: MultipartFormData, length: UInt64, in directory: URL) async throws -> URL {
         let url = directory.appendingPathComponent("courier-multipart-\(UUID().uuidString).body")
         do {
             try await BlockingIO.run { isCancelled in
@@ -144,7 +148,7 @@ enum MultipartEncoder {
                 do {
                     let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                     defer { try? handle.close() }
-                    try write(form) { chunk in
+                    try write(form, length: length) { chunk in
                         if isCancelled() { throw CancellationError() }
                         try handle.write(contentsOf: chunk)
                     }
@@ -163,10 +167,11 @@ enum MultipartEncoder {
 
     /// The body in memory, built off the cooperative thread pool (file and stream parts are read
     /// with blocking calls).
-    static func encodeInMemoryOffPool(_ form: MultipartFormData) async throws -> Data {
+    static func encodeInMemoryOffPool(_ form: MultipartFormData, length: UInt64) async throws -> Data {
         try await BlockingIO.run { isCancelled in
             var body = Data()
-            try write(form) { chunk in
+            body.reserveCapacity(Int(clamping: length))
+            try write(form, length: length) { chunk in
                 if isCancelled() { throw CancellationError() }
                 body.append(chunk)
             }
@@ -195,22 +200,48 @@ enum MultipartEncoder {
         }
     }
 
-    /// Produces the body in order, chunk by chunk.
-    static func write(_ form: MultipartFormData, to sink: (Data) throws -> Void) throws {
+    /// Produces the body in order, chunk by chunk: exactly `length` bytes (``totalLength(_:)``,
+    /// measured before), or ``MultipartFailure/sizeChanged(expected:actual:)``.
+    ///
+    /// A file that grew since it was measured is read no further than one chunk past `length`:
+    /// a body built in memory stays within the size it was allowed for (found by review: each
+    /// file was measured again here and read whole). A form whose boundary the caller chose has
+    /// its file and stream parts searched for the boundary as they are copied; a random
+    /// boundary cannot be in them.
+    static func write(_ form: MultipartFormData, length: UInt64, to sink: (Data) throws -> Void) throws {
         try validate(form)
+        var written: UInt64 = 0
+        func emit(_ chunk: Data) throws {
+            written += UInt64(chunk.count)
+            guard written <= length else {
+                throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: length, actual: written))
+            }
+            try sink(chunk)
+        }
+        let delimiter = form.boundaryIsChosen ? Array("--\(form.boundary)".utf8) : nil
         for part in form.parts {
-            try sink(headers(for: part, boundary: form.boundary))
+            try emit(headers(for: part, boundary: form.boundary))
+            var scan = delimiter.map(DelimiterScan.init)
+            func content(_ chunk: Data) throws {
+                if scan?.finds(in: chunk) == true {
+                    throw CourierError.multipartEncoding(MultipartFailure.invalidBoundary(form.boundary))
+                }
+                try emit(chunk)
+            }
             switch part.content {
             case .data(let data):
-                try sink(data)
+                try emit(data)
             case .file(let url):
-                try copyFile(url, to: sink)
-            case .stream(let source, let length):
-                try copyStream(source, length: length, name: part.name, to: sink)
+                try copyFile(url, to: content)
+            case .stream(let source, let partLength):
+                try copyStream(source, length: partLength, name: part.name, to: content)
             }
-            try sink(lineBreak)
+            try emit(lineBreak)
         }
-        try sink(closing(form.boundary))
+        try emit(closing(form.boundary))
+        guard written == length else {
+            throw CourierError.multipartEncoding(MultipartFailure.sizeChanged(expected: length, actual: written))
+        }
     }
 
     private static func copyFile(_ url: URL, to sink: (Data) throws -> Void) throws {
@@ -261,6 +292,49 @@ enum MultipartEncoder {
         guard copied == length else {
             throw CourierError.multipartEncoding(
                 MultipartFailure.streamLengthMismatch(name: name, expected: length, actual: copied))
+        }
+    }
+}
+
+/// Finds a form's delimiter (`--` and its boundary) in a part's bytes as they are copied, across
+/// the chunks they come in: each chunk is searched, and so is its start joined to the end of the
+/// chunk before.
+struct DelimiterScan {
+    let delimiter: [UInt8]
+    /// The last `delimiter.count - 1` bytes seen.
+    private var tail: [UInt8] = []
+
+    init(_ delimiter: [UInt8]) {
+        self.delimiter = delimiter
+    }
+
+    mutating func finds(in chunk: Data) -> Bool {
+        let keep = delimiter.count - 1
+        if !tail.isEmpty {
+            let junction = tail + chunk.prefix(keep)
+            if Self.search(junction, for: delimiter) { return true }
+        }
+        if Self.search(chunk, for: delimiter) { return true }
+        tail = Array((tail + chunk.suffix(keep)).suffix(keep))
+        return false
+    }
+
+    private static func search(_ bytes: some ContiguousBytes, for needle: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { haystack in
+            needle.withUnsafeBytes { needle in
+                guard let first = needle.first, haystack.count >= needle.count, var start = haystack.baseAddress,
+                    let needleBase = needle.baseAddress
+                else { return false }
+                // Each place the first byte is found (memchr, fast), then the rest compared
+                // (memmem is not in Glibc's module).
+                let last = haystack.baseAddress! + (haystack.count - needle.count)
+                while start <= last {
+                    guard let found = memchr(start, Int32(first), last - start + 1) else { return false }
+                    if memcmp(found, needleBase, needle.count) == 0 { return true }
+                    start = UnsafeRawPointer(found) + 1
+                }
+                return false
+            }
         }
     }
 }

@@ -31,6 +31,9 @@ public struct MultipartFormData: Sendable, Hashable {
 
     /// The boundary between parts.
     public let boundary: String
+    /// Whether the caller chose the boundary: file and stream parts are then searched for it as
+    /// they are sent (a random one cannot be in them).
+    let boundaryIsChosen: Bool
     /// The parts, in order.
     public var parts: [Part]
     /// Bodies larger than this many bytes are written to a temporary file instead of memory.
@@ -45,12 +48,14 @@ public struct MultipartFormData: Sendable, Hashable {
     ///     Default: ``defaultMemoryThreshold`` (10 MB).
     public init(boundary: String? = nil, parts: [Part], memoryThreshold: Int = defaultMemoryThreshold) {
         self.boundary = boundary ?? Self.randomBoundary()
+        boundaryIsChosen = boundary != nil
         self.parts = parts
         self.memoryThreshold = memoryThreshold
     }
 
-    /// The `Content-Type` header value, with the boundary.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    /// The `Content-Type` header value, with the boundary (quoted when it has a character that
+    /// needs it, such as a space: the value a request of the form is sent with).
+    public var contentType: String { MultipartEncoder.contentType(self) }
 
     /// The encoded body, exactly as it is sent (same boundary, same bytes), for a plugin that signs
     /// or hashes it. Files and streams are read off Swift's thread pool; stream parts are opened
@@ -74,9 +79,9 @@ public struct MultipartFormData: Sendable, Hashable {
         guard length <= UInt64(limit) else {
             throw .multipartEncoding(MultipartFailure.bodyTooLarge(length: length, limit: limit))
         }
-        if MultipartEncoder.isInMemory(self) { return try MultipartEncoder.encodeInMemory(self) }
+        if MultipartEncoder.isInMemory(self) { return try MultipartEncoder.encodeInMemory(self, length: length) }
         do {
-            return try await MultipartEncoder.encodeInMemoryOffPool(self)
+            return try await MultipartEncoder.encodeInMemoryOffPool(self, length: length)
         } catch let error as CourierError {
             throw error
         } catch is CancellationError {
