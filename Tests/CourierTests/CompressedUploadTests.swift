@@ -81,6 +81,19 @@ import Testing
         #expect(negative.applies(toLength: 10))
     }
 
+    /// Found by review: `identity` (or an empty value) was refused as "already encoded", where
+    /// `ContentCoding` reads it as not encoded. The body is compressed and the header replaced.
+    @Test(arguments: ["identity", "Identity", " identity , ", ""])
+    func anIdentityContentEncodingIsReplaced(value: String) async throws {
+        let transport = StubTransport()
+        transport.on(.post, "upload", .status(200))
+        let provider = Provider<Upload>(transport: transport)
+        _ = try await provider.request(Upload(task: .data(Self.text), headers: ["Content-Encoding": value]))
+        let sent = try #require(transport.requests.first)
+        #expect(sent.request.value(forHTTPHeaderField: "Content-Encoding") == "gzip")
+        #expect(sent.body == (try await Self.compressed(Self.text, .gzip)))
+    }
+
     @Test func aRequestThatAlreadyHasAContentEncodingIsRefused() async throws {
         let transport = StubTransport(unmatched: .throwError)
         let provider = Provider<Upload>(transport: transport)

@@ -32,6 +32,54 @@ import Testing
         try Endpoint(target: target).urlRequest().url?.query
     }
 
+    struct Ratio: TargetType {
+        var headers: [String: String] { [:] }
+        var encoding: ParameterEncoding
+        var baseURL: URL { URL(string: "https://api.example.com")! }
+        var path: String { "ratio" }
+        var method: HTTPMethod { .post }
+        var task: HTTPTask { .parameters(["r": Float(0.1), "big": Float(3.4e38), "third": Float(1) / 3], encoding: encoding) }
+    }
+
+    struct Body: Encodable, Sendable { var r: Float = 0.1 }
+
+    /// Found by review: a `Float` went out with the digits of its binary value as a `Double`
+    /// (`0.10000000149011612`), where `JSONEncoder` and Alamofire write `0.1`.
+    @Test func floatsAreSentWithTheirOwnShortestDigits() throws {
+        let form = try Endpoint(target: Ratio(encoding: .url)).urlRequest().httpBody
+        #expect(form.map { String(decoding: $0, as: UTF8.self) } == "big=3.4e%2B38&r=0.1&third=0.33333334")
+        let json = try Endpoint(target: Ratio(encoding: .json)).urlRequest().httpBody
+        #expect(json.map { String(decoding: $0, as: UTF8.self) } == #"{"big":3.4e+38,"r":0.1,"third":0.33333334}"#)
+        #expect(try ParameterValue(encoding: Body()) == ["r": 0.1])
+        guard case .double(let nan) = Float.nan.parameterValue else {
+            Issue.record("a Float is a double parameter")
+            return
+        }
+        #expect(nan.isNaN)
+    }
+
+    /// Found by review: JSON encoding refused a NaN with `EncodingError`, URL encoding with
+    /// `ParameterEncodingFailure.nonFiniteNumber`; both say `nonFiniteNumber` with the same key now.
+    @Test(arguments: [ParameterEncoding.json, .url])
+    func nonFiniteNumbersAreTheSameFailureInEveryEncoding(encoding: ParameterEncoding) throws {
+        let cases: [(Parameters, String)] = [
+            (["x": .double(.nan)], "x"),
+            (["a": 1, "outer": ["fine": 1.5, "inner": .double(.infinity)]], "outer[inner]"),
+            (["list": [1.0, .double(-.infinity)]], "list[]"),
+        ]
+        for (parameters, key) in cases {
+            let endpoint = Endpoint(
+                url: try #require(URL(string: "https://api.example.com/x")), method: .post,
+                task: .parameters(parameters, encoding: encoding))
+            #expect {
+                try endpoint.urlRequest()
+            } throws: { error in
+                guard case CourierError.parameterEncoding(let failure) = error else { return false }
+                return failure as? ParameterEncodingFailure == .nonFiniteNumber(key: key)
+            }
+        }
+    }
+
     @Test func variablesOfEveryKindBecomeParameters() throws {
         let target = Search(query: "a b", page: 2, ref: nil, labels: ["bug", "ui"], sort: .stars)
         #expect(

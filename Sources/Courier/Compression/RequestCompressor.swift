@@ -57,7 +57,9 @@ enum RequestCompressor {
             }
         }
         // Refused whatever the body's size, so a small body in a test does not hide it.
-        if let coding = request.value(forHTTPHeaderField: "Content-Encoding") {
+        // `identity` (or an empty value) says the body is not encoded: it is replaced (found by
+        // review; `ContentCoding` reads the header the same way for responses).
+        if let coding = request.value(forHTTPHeaderField: "Content-Encoding"), ContentCoding.isEncoded(coding) {
             throw .requestCompression(.alreadyEncoded(coding))
         }
         let length: UInt64

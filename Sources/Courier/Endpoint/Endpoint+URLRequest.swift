@@ -106,6 +106,11 @@ extension Endpoint {
         try ParameterValue.checkDepth(of: parameters)
         switch encoding.kind {
         case .json:
+            // The same failure URL encoding gives (JSONEncoder's own `EncodingError` said it less
+            // plainly, and a caller matching `nonFiniteNumber` missed it; found by review).
+            if let key = ParameterValue.nonFiniteKey(in: parameters) {
+                throw .parameterEncoding(ParameterEncodingFailure.nonFiniteNumber(key: key))
+            }
             do {
                 request.httpBody = try JSONEncoder.sortedKeys().encode(parameters)
             } catch {

@@ -72,7 +72,15 @@ extension Double: ParameterConvertible {
 }
 
 extension Float: ParameterConvertible {
-    public var parameterValue: ParameterValue { .double(Double(self)) }
+    /// The `Double` written with the `Float`'s own shortest digits: `Float(0.1)` is sent as `0.1`,
+    /// as `JSONEncoder` and Alamofire write it, not as `0.10000000149011612` (its binary value as
+    /// a `Double`; found by review).
+    public var parameterValue: ParameterValue { .double(shortestDouble) }
+
+    var shortestDouble: Double {
+        guard isFinite else { return Double(self) }
+        return Double(description) ?? Double(self)
+    }
 }
 
 extension BinaryInteger {

@@ -35,6 +35,23 @@ extension ParameterValue {
 
     /// Throws when any value in `parameters` nests deeper than `limit`. Iterative: safe for trees
     /// of any depth.
+    /// The key of the first NaN or infinite `.double` (in key order), written as URL encoding
+    /// names it (`outer[inner]`, `list[]`); `nil` when every number is finite. Parameters were
+    /// checked for depth first.
+    static func nonFiniteKey(in parameters: Parameters) -> String? {
+        var stack: [(ParameterValue, String)] = parameters.sorted { $0.key > $1.key }.map { ($0.value, $0.key) }
+        while let (value, key) = stack.popLast() {
+            switch value {
+            case .double(let number) where !number.isFinite: return key
+            case .array(let elements): stack.append(contentsOf: elements.reversed().map { ($0, key + "[]") })
+            case .dictionary(let nested):
+                stack.append(contentsOf: nested.sorted { $0.key > $1.key }.map { ($0.value, "\(key)[\($0.key)]") })
+            default: continue
+            }
+        }
+        return nil
+    }
+
     static func checkDepth(of parameters: Parameters, limit: Int = maximumDepth) throws(CourierError) {
         var stack: [(ParameterValue, Int)] = []
         for value in parameters.values {

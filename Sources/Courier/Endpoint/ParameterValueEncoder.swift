@@ -76,7 +76,7 @@ final class ParameterNode {
         case let value as String: node.content = .value(.string(value))
         case let value as Bool: node.content = .value(.bool(value))
         case let value as Double: node.content = .value(.double(value))
-        case let value as Float: node.content = .value(.double(Double(value)))
+        case let value as Float: node.content = .value(.double(value.shortestDouble))
         case let value as Int: node.content = .value(.int(value))
         case let value as any BinaryInteger: node.content = .value(value.integerParameter)
         case let value as Decimal: node.content = .value(.string(value.description))

@@ -59,7 +59,8 @@ public struct MultipartFormData: Sendable, Hashable {
 
     /// The encoded body, exactly as it is sent (same boundary, same bytes), for a plugin that signs
     /// or hashes it. Files and streams are read off Swift's thread pool; stream parts are opened
-    /// anew.
+    /// anew. With the target's ``TargetType/requestCompression``, what is sent is this body
+    /// compressed (in the request's `httpBody` when it is small enough to be built in memory).
     ///
     /// ```swift
     /// if case .uploadMultipart(let form, _) = context.target.task {
