@@ -160,6 +160,67 @@ import Testing
         }
     }
 
+    /// Found by review: a total deadline or the backlog limit that ended the body while the reader
+    /// waited ran the call's end (plugins' `didFinish`, the traffic slot) on a task of its own, so
+    /// the reader could be answered first. The reader now runs it before it is answered, as for
+    /// every other end.
+    @Test(arguments: ["deadline", "backlog"])
+    func aFailureWhileTheReaderWaitsRunsTheCallsEndFirst(cause: String) async throws {
+        let buffer = BodyBuffer(limits: Limits(maxStreamBacklogBytes: 100))
+        let timer = LateTimer()
+        buffer.setTotalTimeout(.seconds(5), timer: timer)
+        let gate = StageGate()
+        let ended = Locked<CourierError??>(nil)
+        await buffer.onEnd { outcome in
+            try? await gate.pass()
+            ended.withLock { $0 = .some(outcome) }
+        }
+        #expect(buffer.claim())
+        let reader = Task { () -> (String, String) in
+            do throws(CourierError) {
+                _ = try await buffer.next()
+                return ("no error", "\(String(describing: ended.withLock { $0 }))")
+            } catch {
+                return ("\(error)", "\(String(describing: ended.withLock { $0 }))")
+            }
+        }
+        if cause == "deadline" {
+            timer.fire(0)
+        } else {
+            #expect(!buffer.write(Data(count: 200)))
+        }
+        await gate.waitForArrivals(1)
+        gate.open()
+        let (error, endedWhenAnswered) = await reader.value
+        let expected: CourierError =
+            cause == "deadline" ? .timedOut(.seconds(5)) : .limitExceeded(.streamBacklog(limit: 100))
+        #expect(error == "\(expected)")
+        #expect(
+            endedWhenAnswered == "\(String(describing: CourierError??.some(expected)))",
+            "the reader was answered before the call's end ran")
+    }
+
+    /// A reader that holds the body when it fails and then goes without reading on: the call's
+    /// end, left to it, runs when it goes.
+    @Test func aFailedBodyWhoseReaderGoesStillEndsTheCall() async throws {
+        let buffer = BodyBuffer(limits: .default)
+        let timer = LateTimer()
+        buffer.setTotalTimeout(.seconds(5), timer: timer)
+        let ended = Locked<CourierError??>(nil)
+        await buffer.onEnd { outcome in ended.withLock { $0 = .some(outcome) } }
+        #expect(buffer.claim())
+        #expect(buffer.write(Data("first".utf8)))
+        #expect(try await buffer.next() == Data("first".utf8))
+        timer.fire(0)
+        #expect(ended.withLock { $0 } == nil)
+        buffer.terminate()  // the iterator's token, dropped
+        #expect(await eventually { ended.withLock { $0 } != nil })
+        guard case .timedOut(.seconds(5))?? = ended.withLock({ $0 }) else {
+            Issue.record("the call ended with \(String(describing: ended.withLock { $0 }))")
+            return
+        }
+    }
+
     /// A deadline after the reader met the end changes nothing.
     @Test func aTotalDeadlineAfterTheWholeBodyWasReadChangesNothing() async throws {
         let buffer = BodyBuffer(limits: .default)

@@ -156,7 +156,9 @@ final class BodyBuffer: Sendable {
         end(with: error, byWriter: true)
     }
 
-    private func end(with error: CourierError?, byWriter: Bool) {
+    /// Returns whether a waiting reader was woken to the end.
+    @discardableResult
+    private func end(with error: CourierError?, byWriter: Bool) -> Bool {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if byWriter { state.writerDone = true }
             if case .some(let ended) = state.end {
@@ -175,6 +177,7 @@ final class BodyBuffer: Sendable {
             return state.waiter
         }
         waiter?.resume()
+        return waiter != nil
     }
 
     /// What to do when the reader goes before the body ends (cancel the transfer). Runs at once
@@ -300,9 +303,15 @@ final class BodyBuffer: Sendable {
     }
 
     /// Ends the stream with `error` for the reader and stops the writer.
+    ///
+    /// The call's end is left to the reader when one was waiting (it wakes to the error) or holds
+    /// an iterator (it meets the error at its next read): it runs before the reader is answered,
+    /// as for every other end. A total deadline or the backlog limit ran it on a task of its own,
+    /// racing the reader's error (found by review). A reader that drops its iterator instead
+    /// runs it then (``terminate(leavingEndToReader:)``).
     func fail(_ error: CourierError) {
-        end(with: error, byWriter: false)
-        terminate()
+        let woke = end(with: error, byWriter: false)
+        terminate(leavingEndToReader: woke || state.withLock { $0.claimed })
     }
 
     /// The reader has gone: the writer is refused from now on and told (once, unless it ended the
@@ -317,7 +326,16 @@ final class BodyBuffer: Sendable {
                 (@Sendable () -> Void)?, (@Sendable () async -> Void)?, CheckedContinuation<Void, Never>?, Int32?,
                 [(any DeadlineScheduling, UInt64)]
             ) in
-            guard !state.terminated else { return (nil, nil, nil, nil, []) }
+            guard !state.terminated else {
+                // Terminated already, the call's end left to a reader that has gone since
+                // without reading on (``fail(_:)``): it runs now.
+                guard !leavingEndToReader, state.waiter == nil, let onEnd = state.onEnd else {
+                    return (nil, nil, nil, nil, [])
+                }
+                state.onEnd = nil
+                let outcome = Self.outcome(of: state.end)
+                return (nil, { await onEnd(outcome) }, nil, nil, [])
+            }
             state.terminated = true
             let handler = state.writerDone ? nil : state.onTermination
             state.onTermination = nil
