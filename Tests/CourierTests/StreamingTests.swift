@@ -366,4 +366,57 @@ struct StreamTarget: TargetType {
         #expect(finished.all.count == 2)
         #expect(finished.all.last?.hasPrefix("failure") == true)
     }
+
+    /// Found by review: a line over the limit, a value that did not decode, or the `[DONE]`
+    /// sentinel ended the call `cancelled` for plugins (when the iterator went), after the reader
+    /// had its answer, and a line reader went on with an empty line after the limit. The call ends
+    /// with the reader's outcome now, before the reader gets it, and the transfer stops.
+    @Test func aReadersOwnEndIsTheCallsEnd() async throws {
+        struct Value: Decodable, Sendable { var n: Int }
+        let finished = EventLog()
+        let transport = ScriptedStreamTransport([
+            .init(status: 200, chunks: ["a\r", "\n" + String(repeating: "x", count: 100) + "\n", "b\n"], finished: false),
+            .init(status: 200, chunks: ["data: {\"n\":1}\n\n", "data: [DONE]\n\n"], finished: false),
+            .init(status: 200, chunks: ["{\"n\":1}\n", "not json\n"], finished: false),
+            .init(status: 200, chunks: ["data: " + String(repeating: "y", count: 100) + "\n"], finished: false),
+        ])
+        let provider = Provider<StreamTarget>(transport: transport, plugins: [FinishLog(log: finished)])
+        let limited = StreamTarget(limits: Limits(maxLineBytes: 16))
+
+        var lines = try await provider.stream(limited).lines.makeAsyncIterator()
+        #expect(try await lines.next() == "a")
+        for _ in 0..<3 {
+            do throws(CourierError) {
+                let line = try await lines.next()
+                Issue.record("a line after the limit: \(String(describing: line))")
+            } catch {
+                guard case .limitExceeded(.line(limit: 16)) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
+            }
+        }
+        #expect(finished.all == ["failure \(CourierError.limitExceeded(.line(limit: 16)))"])
+        #expect(transport.writer(0)?.isTerminated == true)
+
+        var values: [Int] = []
+        for try await value in try await provider.stream(StreamTarget()).decodeEvents(Value.self, until: "[DONE]") {
+            values.append(value.n)
+        }
+        #expect(values == [1])
+        #expect(finished.all.last == "success 200")
+        #expect(transport.writer(1)?.isTerminated == true)
+
+        var decoded = try await provider.stream(StreamTarget()).decodeLines(Value.self).makeAsyncIterator()
+        #expect(try await decoded.next()?.n == 1)
+        await #expect(throws: CourierError.self) { _ = try await decoded.next() }
+        #expect(finished.all.count == 3)
+        #expect(finished.all.last?.hasPrefix("failure") == true)
+        #expect(finished.all.last?.contains("cancel") == false)
+
+        var events = try await provider.stream(limited).events.makeAsyncIterator()
+        await #expect(throws: CourierError.self) { _ = try await events.next() }
+        #expect(finished.all.count == 4)
+        #expect(finished.all.last?.contains("limit") == true, "\(finished.all)")
+    }
 }

@@ -231,6 +231,22 @@ final class BodyBuffer: Sendable {
         if let handler { await handler(outcome) }
     }
 
+    /// The reader ends the body itself: with an error of its own (a line over its limit, a value
+    /// that does not decode), or `nil` at an end it recognises (a sentinel such as `[DONE]`). The
+    /// transfer stops, and the call's end runs with that outcome before the reader is answered:
+    /// plugins saw `cancelled` for both when the iterator was dropped (found by review).
+    func readerEnded(_ outcome: CourierError?) async {
+        state.withLock { state in
+            // Unless the call's end ran already (the reader met the body's own end before).
+            guard state.onEnd != nil else { return }
+            state.end = .some(outcome)
+            state.chunks = []
+            state.head = 0
+            state.memoryBytes = 0
+        }
+        await finishForReader()
+    }
+
     private static func outcome(of end: CourierError??) -> CourierError? {
         switch end {
         case .none: .cancelled

@@ -87,6 +87,11 @@ public struct ResponseBody: AsyncSequence, Sendable {
             guard let token else { throw .invalidUse("a response body can be read once, by one task") }
             return try await token.handle.buffer.next()
         }
+
+        /// The reader ends the body itself (see ``BodyBuffer/readerEnded(_:)``).
+        func end(_ outcome: CourierError?) async {
+            await token?.handle.buffer.readerEnded(outcome)
+        }
     }
 
     /// Feeds a ``ResponseBody``: for transports. Writing never waits for the reader (past the

@@ -128,15 +128,25 @@ public struct ResponseStream: Sendable {
                         text = try await events?.next()?.data
                     }
                     guard let text else { break }
-                    if let sentinel, text == sentinel { break }
+                    if let sentinel, text == sentinel {
+                        // The stream's own end: the call ends as a success, not as a reader
+                        // that left early.
+                        await lines?.end(nil)
+                        await events?.end(nil)
+                        break
+                    }
                     if lines != nil, text.allSatisfy(\.isWhitespace) { continue }
                     do {
                         return try decoder.decode(T.self, from: Data(text.utf8))
                     } catch {
+                        let failure = CourierError.underlying(error, nil)
+                        // The call ends with the decoding error, before it is thrown.
+                        await lines?.end(failure)
+                        await events?.end(failure)
                         ended = true
                         lines = nil
                         events = nil
-                        throw .underlying(error, nil)
+                        throw failure
                     }
                 }
                 // The end, or the sentinel: the transfer is over (dropping the iterators closes it).
@@ -171,16 +181,43 @@ public struct ResponseStream: Sendable {
             var chunk: Data?
             var offset = 0
             var ended = false
+            /// The error that ended the lines: every later read throws it again (a line over the
+            /// limit was followed by an empty one, and the rest of the body, found by review).
+            var failure: CourierError?
 
-            /// The next line; `nil` at the end of the body.
+            /// The next line; `nil` at the end of the body. After an error, every later call
+            /// throws it again.
             public mutating func next() async throws(CourierError) -> String? {
+                if let failure { throw failure }
+                do throws(CourierError) {
+                    return try await nextLine()
+                } catch {
+                    failure = error
+                    throw error
+                }
+            }
+
+            /// Ends the body from the reader's side (see ``ResponseBody/AsyncIterator/end(_:)``).
+            mutating func end(_ outcome: CourierError?) async {
+                if let outcome { failure = outcome }
+                await chunks.end(outcome)
+            }
+
+            private mutating func nextLine() async throws(CourierError) -> String? {
                 while true {
                     if let current = chunk {
                         // A reader cancelled between lines gets no more of the chunk: the body's
                         // next read answers `cancelled` (and ends the transfer), as between chunks.
-                        if !Task.isCancelled, let line = try decoder.nextLine(in: current, at: &offset) {
-                            return String(decoding: line, as: UTF8.self)
+                        let line: [UInt8]?
+                        do throws(CourierError) {
+                            line = Task.isCancelled ? nil : try decoder.nextLine(in: current, at: &offset)
+                        } catch {
+                            // A line over the limit: the transfer stops, and the call ends with
+                            // the limit before the reader gets it.
+                            await chunks.end(error)
+                            throw error
                         }
+                        if let line { return String(decoding: line, as: UTF8.self) }
                         chunk = nil
                     }
                     if ended { return nil }
@@ -246,12 +283,25 @@ public struct ResponseStream: Sendable {
                 }
             }
 
+            /// Ends the body from the reader's side (see ``ResponseBody/AsyncIterator/end(_:)``).
+            mutating func end(_ outcome: CourierError?) async {
+                if let outcome { failure = outcome }
+                await chunks.end(outcome)
+            }
+
             private mutating func nextEvent() async throws(CourierError) -> ServerSentEvent? {
                 while true {
                     if let current = chunk {
                         // Cancelled between lines: the body's next read answers `cancelled`.
-                        while !Task.isCancelled, let line = try lines.nextLine(in: current, at: &offset) {
-                            if let event = try parser.consume(line) { return event }
+                        do throws(CourierError) {
+                            while !Task.isCancelled, let line = try lines.nextLine(in: current, at: &offset) {
+                                if let event = try parser.consume(line) { return event }
+                            }
+                        } catch {
+                            // A line or event over the limit: the transfer stops, and the call
+                            // ends with the limit before the reader gets it.
+                            await chunks.end(error)
+                            throw error
                         }
                         chunk = nil
                     }
