@@ -196,6 +196,27 @@ import Testing
         #expect(await auth.isRefreshing == false)
     }
 
+    /// Found by review: a refresh whose last waiter left (cancelled) but whose token endpoint
+    /// answered all the same had its credential thrown away, so the next 401 refreshed again from
+    /// the stale one (which a rotating refresh token refuses). It is installed now.
+    @Test func anAbandonedRefreshThatStillAnswersInstallsItsCredential() async throws {
+        let refreshes = HeldRefreshes()
+        let auth = Authentication(refreshes, credential: "stale")
+        let provider = Provider<TestAPI>(transport: Self.transport(), authentication: auth)
+        let first = Task { try await provider.request(.plain) }
+        #expect(await eventually { refreshes.arrived == 1 })
+        first.cancel()
+        guard case .cancelled = (await first.result).failure as? CourierError else {
+            Issue.record("expected cancelled")
+            return
+        }
+        refreshes.release(0)
+        #expect(await eventually { await auth.refreshCount == 1 })
+        #expect(await auth.credential == "fresh")
+        #expect(try await provider.request(.plain).statusCode == 200)
+        #expect(refreshes.arrived == 1)
+    }
+
     @Test func theCallTimeoutCoversARefreshThatHangs() async throws {
         let clock = TestClock()
         let gate = StageGate()

@@ -215,7 +215,10 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
                 let fresh = try await RefreshScope.$running.withValue(
                     RefreshScope.running.union([scope])
                 ) { try await authenticator.refresh(stale) }
-                try Task.checkCancellation()
+                // Installed even when every waiter left (the refresh was cancelled) but it gave
+                // a credential all the same: the server issued it, and with a refresh token
+                // that rotates, the next refresh from the stale one would be refused (found by
+                // review). `install` keeps a newer credential in place.
                 self.install(fresh, replacing: generationBefore, scope: scope)
                 return fresh
             } catch {
@@ -255,7 +258,8 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
 
     /// Waits for a refresh, answering a cancelled caller at once with ``CourierError/cancelled``
     /// (the refresh goes on for the others). When the last waiter leaves that way, the refresh is
-    /// cancelled and the next request starts a new one.
+    /// cancelled and the next request starts a new one; a credential the cancelled refresh still
+    /// returns is installed (unless a newer one is).
     private func wait(for task: Task<A.Credential, any Error>) async throws(CourierError) {
         refreshWaiters += 1
         let outcome = await Self.value(of: task)
