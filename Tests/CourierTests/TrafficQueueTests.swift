@@ -100,7 +100,37 @@ import Testing
         var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 1, maxRequestsPerHost: nil, maxQueuedRequests: 1))
         _ = queue.arrive(waiter(0), now: .zero)
         #expect(queue.arrive(waiter(1), now: .zero) == .queued(granted: []))
-        #expect(queue.arrive(waiter(2), now: .zero) == .full)
+        #expect(queue.arrive(waiter(2), now: .zero) == .full(granted: []))
+        #expect(queue.waitingCount == 1)
+    }
+
+    /// Found by review: waiters for one slow host filled the queue, and a call to an idle host
+    /// (room for it there and in the total) was refused as if it had to wait.
+    @Test func aQueueFullOfOneHostsWaitersDoesNotRefuseAnIdleHost() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: 64, maxRequestsPerHost: 1, maxQueuedRequests: 2))
+        #expect(queue.arrive(waiter(0, host: "a"), now: .zero) == .granted)
+        #expect(queue.arrive(waiter(1, host: "a"), now: .zero) == .queued(granted: []))
+        #expect(queue.arrive(waiter(2, host: "a"), now: .zero) == .queued(granted: []))
+        #expect(queue.arrive(waiter(3, host: "b"), now: .zero) == .queued(granted: [3]))
+        #expect(queue.perHost == ["a": 1, "b": 1])
+        // One that would wait is still refused, and leaves nothing behind.
+        #expect(queue.arrive(waiter(4, host: "a"), now: .zero) == .full(granted: []))
+        #expect(queue.arrive(waiter(5, host: "b"), now: .zero) == .full(granted: []))
+        #expect(queue.waitingCount == 2)
+        #expect(queue.end(host: "a", weight: 1, now: .zero) == [1])
+    }
+
+    /// Found by review: a heavy waiter was passed by every lighter call to its host that came
+    /// after it, for as long as they kept coming.
+    @Test func aHeavyWaiterIsNotPassedByLighterOnesToItsHost() {
+        var queue = TrafficQueue(policy: TrafficPolicy(maxRequests: nil, maxRequestsPerHost: 2))
+        #expect(queue.arrive(waiter(0, host: "a"), now: .zero) == .granted)
+        #expect(queue.arrive(waiter(1, host: "a", weight: 2), now: .zero) == .queued(granted: []))
+        // A lighter call to the same host waits behind it; another host's does not.
+        #expect(queue.arrive(waiter(2, host: "a"), now: .zero) == .queued(granted: []))
+        #expect(queue.arrive(waiter(3, host: "b"), now: .zero) == .queued(granted: [3]))
+        #expect(queue.end(host: "a", weight: 1, now: .zero) == [1])
+        #expect(queue.end(host: "a", weight: 2, now: .zero) == [2])
     }
 
     @Test func pausesHoldTheFastPathAndPass() {

@@ -308,8 +308,8 @@ final class TrafficController: Sendable {
                     switch state.queue.arrive(waiter, now: begun) {
                     case .granted:
                         return (.immediate, [], state.ready())
-                    case .full:
-                        return (.full, [], [])
+                    case .full(let granted):
+                        return (.full, Self.claim(granted, from: &state), state.ready())
                     case .queued(let granted):
                         state.waiting[id] = continuation
                         return (nil, Self.claim(granted, from: &state), state.ready())

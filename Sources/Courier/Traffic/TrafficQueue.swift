@@ -18,8 +18,9 @@ struct TrafficQueue: Sendable {
         case granted
         /// The call waits; these waiters (the call itself among them, perhaps) were granted.
         case queued(granted: [UInt64])
-        /// The queue is full.
-        case full
+        /// The queue is full; these waiters were granted (the queue's order can change with
+        /// time, as waiters age).
+        case full(granted: [UInt64])
     }
 
     let maxRequests: Int?
@@ -84,10 +85,20 @@ struct TrafficQueue: Sendable {
             take(waiter)
             return .granted
         }
-        guard waitingCount < maxQueued else { return .full }
         queues[waiter.priority.rawValue].append(waiter)
         waitingCount += 1
-        return .queued(granted: grant(now: now))
+        let granted = grant(now: now)
+        // A full queue refuses only a call that would wait: one the queue's order grants at
+        // once (its host has room, and no waiter before it fits) is not held up by calls waiting
+        // for another host (found by review: a slow host's waiters filling the queue refused
+        // calls to idle hosts).
+        guard waitingCount > maxQueued, !granted.contains(waiter.id) else { return .queued(granted: granted) }
+        let queue = waiter.priority.rawValue
+        if let position = queues[queue].lastIndex(where: { $0.id == waiter.id }) {
+            queues[queue].remove(at: position)
+            waitingCount -= 1
+        }
+        return .full(granted: granted)
     }
 
     /// A call with a slot ended: its slot passes on. Returns the waiters granted. `now` is read
@@ -143,6 +154,19 @@ struct TrafficQueue: Sendable {
         if maxRequestsPerHost != nil { perHost[waiter.host, default: 0] += waiter.weight }
     }
 
+    /// The oldest waiter of a queue whose host has room for it. A waiter whose host has no room
+    /// holds the later waiters of its host: lighter calls to the same host passed a heavy one
+    /// for as long as they kept coming (found by review).
+    private func firstWithRoom(in queue: [Waiter]) -> Int? {
+        guard let limit = maxRequestsPerHost else { return queue.isEmpty ? nil : 0 }
+        var held: Set<String> = []
+        for (position, waiter) in queue.enumerated() where !held.contains(waiter.host) {
+            if (perHost[waiter.host] ?? 0) + waiter.weight <= limit { return position }
+            held.insert(waiter.host)
+        }
+        return nil
+    }
+
     /// Grants slots in queue order while the first in order fits: per priority, the oldest waiter
     /// whose host has room; among those, the one whose priority, raised one step per
     /// ``agingInterval`` waited, is highest, the oldest on a tie. The first in order that does not
@@ -152,12 +176,7 @@ struct TrafficQueue: Sendable {
         while true {
             var best: (queue: Int, position: Int, rank: Int, id: UInt64)?
             for index in queues.indices {
-                guard
-                    let position = queues[index].firstIndex(where: { waiter in
-                        guard let limit = maxRequestsPerHost else { return true }
-                        return (perHost[waiter.host] ?? 0) + waiter.weight <= limit
-                    })
-                else { continue }
+                guard let position = firstWithRoom(in: queues[index]) else { continue }
                 let waiter = queues[index][position]
                 let steps = Int(min((now - waiter.enqueued) / agingInterval, Double(index)))
                 let rank = index - max(0, steps)
