@@ -234,6 +234,31 @@ import Testing
         #expect(limit == .seconds(3))
     }
 
+    /// Found by review: a deadline of zero or less raced its timer, and the request could reach
+    /// the transport before the caller was told `timedOut` (a POST then went out with an unknown
+    /// outcome). Nothing is sent now; plugins still see the call end, timed out.
+    @Test(arguments: [Duration.zero, .seconds(-1)], [true, false])
+    func aDeadlineThatHasPassedSendsNothing(deadline: Duration, forTheCall: Bool) async throws {
+        let transport = RecordingTransport()
+        let log = EventLog()
+        let (finished, finishing) = AsyncStream.makeStream(of: Void.self)
+        let provider = Provider<TestAPI>(
+            transport: transport, plugins: [OutcomePlugin(log: log, finished: finishing)],
+            timeout: forTheCall ? nil : deadline, callTimeout: forTheCall ? deadline : nil)
+        for _ in 0..<20 {
+            guard case .timedOut(deadline) = (await Task { try await provider.request(.upload(Data("x".utf8))) }.result).failure as? CourierError
+            else {
+                Issue.record("expected timedOut")
+                return
+            }
+        }
+        var iterator = finished.makeAsyncIterator()
+        for _ in 0..<20 { _ = await iterator.next() }
+        #expect(transport.sent.isEmpty)
+        #expect(log.all.filter { $0.hasPrefix("didFinish") }.count == 20)
+        #expect(log.all.allSatisfy { !$0.contains("success") }, "\(log.all)")
+    }
+
     /// Records what `didReceive`, `process` and `didFinish` see, and tells when `didFinish` ran.
     struct OutcomePlugin: Plugin {
         let log: EventLog

@@ -485,7 +485,9 @@ extension Provider {
     private nonisolated(nonsending) func within(
         _ deadline: Duration, _ exchange: @escaping @Sendable () async -> Result<CallAnswer, CourierError>
     ) async -> Result<CallAnswer, CourierError> {
-        await Deadline.run(
+        // An attempt whose deadline has passed already (zero or less) is not sent at all.
+        guard deadline > .zero else { return .failure(.timedOut(deadline)) }
+        return await Deadline.run(
             within: deadline, timer: deadlines,
             discarded: { answer in
                 if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }

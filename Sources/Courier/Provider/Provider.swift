@@ -123,9 +123,10 @@ public actor Provider<Target: TargetType> {
     ///   - transport: Where real requests go. Default: a new ``URLSessionTransport``.
     ///   - plugins: Hooks, run in this order. Default: none.
     ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
-    ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
-    ///   - callTimeout: The deadline for the whole call, retries and refreshes included. Default:
-    ///     `nil` (none).
+    ///   - timeout: The deadline for sending and receiving each request; zero or less: every
+    ///     attempt times out unsent. Default: `nil` (none).
+    ///   - callTimeout: The deadline for the whole call, retries and refreshes included; zero or
+    ///     less: the call times out and sends nothing. Default: `nil` (none).
     ///   - limits: Body sizes, decompression ratio, redirects and allowed schemes. Default:
     ///     ``Limits/default``.
     ///   - deduplication: Which identical requests in flight are merged. Default:
@@ -167,9 +168,10 @@ public actor Provider<Target: TargetType> {
     ///   - transport: Where real requests go. Default: a new ``URLSessionTransport``.
     ///   - plugins: Hooks, run in this order. Default: none.
     ///   - clock: The clock for stub delays and deadlines. Default: `ContinuousClock()`.
-    ///   - timeout: The deadline for sending and receiving each request. Default: `nil` (none).
-    ///   - callTimeout: The deadline for the whole call, retries and refreshes included. Default:
-    ///     `nil` (none).
+    ///   - timeout: The deadline for sending and receiving each request; zero or less: every
+    ///     attempt times out unsent. Default: `nil` (none).
+    ///   - callTimeout: The deadline for the whole call, retries and refreshes included; zero or
+    ///     less: the call times out and sends nothing. Default: `nil` (none).
     ///   - limits: Body sizes, decompression ratio, redirects and allowed schemes. Default:
     ///     ``Limits/default``.
     ///   - deduplication: Which identical requests in flight are merged. Default:

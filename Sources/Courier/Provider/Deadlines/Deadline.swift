@@ -15,14 +15,20 @@ enum Deadline {
         _ operation: @escaping @Sendable () async -> Result<T, CourierError>
     ) async -> Result<T, CourierError> {
         let race = DeadlineRace<T>()
+        // A deadline of zero or less has passed already: the caller is answered at once, and the
+        // operation starts cancelled, so it sends nothing (its stages still end, for plugins).
+        // It raced the timer before, and could reach the transport first (found by review).
+        let passed = duration <= .zero
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 race.begin(continuation)
+                if passed { race.finish(.failure(.timedOut(duration)), beforeStopping: expiry?.expire) }
                 let id = timer.schedule(after: duration) {
                     race.finish(.failure(.timedOut(duration)), beforeStopping: expiry?.expire)
                 }
                 race.started(
                     Task {
+                        if passed { withUnsafeCurrentTask { $0?.cancel() } }
                         let result = await operation()
                         timer.cancel(id)
                         if !race.finish(result), case .success(let value) = result { discarded?(value) }
