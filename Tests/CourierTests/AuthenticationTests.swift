@@ -142,6 +142,23 @@ import Testing
         #expect(authenticator.refreshes.withLock { $0 } == 3)
     }
 
+    /// Found by review: a 401 from the host a redirect led to (the credential stripped on the
+    /// way) refreshed the credential; a hostile redirect target could rotate tokens or use up
+    /// the refresh limit on every call. Only the origin the credential went to can refuse it.
+    @Test func aRefusalFromWhereARedirectLedRefreshesNothing() async throws {
+        let authenticator = Counting()
+        let transport = RecordingTransport { request in
+            Response(
+                statusCode: 401, data: Data(), request: request, url: URL(string: "https://elsewhere.test/login")!,
+                headerFields: [])
+        }
+        let provider = Provider<TestAPI>(
+            transport: transport, authentication: Authentication(authenticator, credential: "token-0"))
+        await #expect(throws: CourierError.self) { try await provider.request(.validated(200, .successCodes)) }
+        #expect(authenticator.refreshes.withLock { $0 } == 0)
+        #expect(transport.sent.count == 1)
+    }
+
     @Test func customRefreshPredicate() async throws {
         struct On403: Authenticator {
             func apply(_ credential: String, to request: inout URLRequest) {

@@ -400,6 +400,38 @@ import Testing
         }
     }
 
+    /// Found by review: a `Retry-After` from the host a redirect led to paused the host that was
+    /// asked, for every caller. The host that answered is paused.
+    @Test func aRedirectTargetsRetryAfterPausesItsOwnHost() async throws {
+        let clock = TestClock()
+        let transport = CountingTransport()
+        let provider = Provider<Call>(
+            transport: transport, clock: clock, traffic: TrafficPolicy(maxRequests: nil, maxRequestsPerHost: nil))
+        let first = Task { try await provider.request(Call(name: "first")) }
+        await transport.gate.waitForRequests(1)
+        transport.gate.release { request in
+            .success(
+                Response(
+                    statusCode: 503, data: Data(), request: request, url: URL(string: "https://elsewhere.test/x")!,
+                    headerFields: [("Retry-After", "60")]))
+        }
+        _ = try await first.value
+        // The host asked is not paused: the next call to it goes out at once.
+        let next = Task { try await provider.request(Call(name: "next")) }
+        await transport.gate.waitForRequests(1)
+        transport.gate.release()
+        let metrics = try #require(try await next.value.metrics)
+        #expect(metrics.pauseWait == .zero)
+        // The host that answered is.
+        let elsewhere = Task { try await provider.request(Call(name: "x", host: "elsewhere.test")) }
+        await clock.waitForSleepers(1)
+        #expect(transport.gate.calls == 2)
+        clock.advance(by: .seconds(60))
+        await transport.gate.waitForRequests(1)
+        transport.gate.release()
+        #expect(try #require(try await elsewhere.value.metrics).pauseWait == .seconds(60))
+    }
+
     @Test func aPauseIsBoundedByMaxPauseAndRetriesWaitForIt() async throws {
         let clock = TestClock()
         let transport = CountingTransport()

@@ -254,7 +254,12 @@ extension Provider {
         // body). Courier's own bodies (files, multipart, data) are built again for each attempt.
         // Found by review. Read only after an attempt another may follow (issue 29: read after
         // every attempt, the check cost about 340 instructions a stubbed request).
-        let refused = signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
+        // Only the origin the credential was sent to can refuse it: a 401 from where a redirect
+        // led (credentials stripped) refreshed it, and a hostile redirect target could use up
+        // the refresh limit or rotate tokens on every call (found by review).
+        let refused =
+            signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
+            && Self.answeredBy(origin: outgoing.url, response)
         var mayGoAgain = refused
         if !mayGoAgain, case .failure = result { mayGoAgain = true }
         if mayGoAgain, outgoing.httpBodyStream != nil {
@@ -268,6 +273,13 @@ extension Provider {
         // Issue 31: a streamed answer the machine drops (its credential refused) ends its transfer.
         if case .refresh = next { result.success?.discard() }
         return next
+    }
+
+    /// Whether `response` came from the origin of `url` (the request as sent): not from another
+    /// one a redirect led to. An answer that does not say its URL (a stub's) did.
+    static func answeredBy(origin url: URL?, _ response: Response?) -> Bool {
+        guard let url, let answered = response?.response?.url else { return true }
+        return Redirects.sameOrigin(url, answered)
     }
 
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.

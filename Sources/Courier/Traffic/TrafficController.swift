@@ -258,9 +258,12 @@ final class TrafficController: Sendable {
             maxPause > .zero, let header = response.value(forHTTPHeaderField: "Retry-After"),
             let wait = RetryPolicy.retryAfter(header, now: Date()), wait > .zero
         else { return }
+        // The host that answered: after a redirect, the one it led to, not the one asked (a
+        // redirect target's 503 paused the API's host for every caller; found by review).
+        let answered = host.isEmpty ? host : (response.response?.url).map { Self.hostKey(of: $0) } ?? host
         let now = elapsed()
         let until = now + min(wait, maxPause)
-        state.withLock { $0.queue.pause(host, until: until, now: now) }
+        state.withLock { $0.queue.pause(answered, until: until, now: now) }
     }
 
     /// How a wait for a slot ended.
