@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
@@ -157,6 +157,49 @@ import Testing
         await #expect(throws: CourierError.self) { try await provider.request(.validated(200, .successCodes)) }
         #expect(authenticator.refreshes.withLock { $0 } == 0)
         #expect(transport.sent.count == 1)
+    }
+
+    /// Found by review: a credential an authenticator put in a header of its own
+    /// (`X-MyApp-Session`) followed a redirect to another origin, which dropped only the names of
+    /// `Limits.credentialHeaders`. The fields signing sets are dropped there too.
+    @Test func headersTheAuthenticatorSetsNeverFollowARedirectToAnotherOrigin() async throws {
+        struct Session: Authenticator {
+            func apply(_ credential: String, to request: inout URLRequest) {
+                request.setValue(credential, forHTTPHeaderField: "X-MyApp-Session")
+            }
+            func refresh(_ credential: String) async throws -> String { credential }
+        }
+        /// Follows one redirect with Courier's rules and records the next hop's headers.
+        final class Redirecting: Transport {
+            let location: String
+            let hops = Locked<[[String: String]]>([])
+            init(to location: String) { self.location = location }
+            func send(_ transfer: Transfer) async throws -> Response {
+                let redirect = Response(
+                    statusCode: 302, data: Data(), request: transfer.request, url: transfer.request.url!,
+                    headerFields: [("Location", location)])
+                let next = try transfer.following(redirect: redirect, redirects: 0)
+                hops.withLock { $0.append(next?.request.allHTTPHeaderFields ?? [:]) }
+                return Response(statusCode: 200, data: Data(), request: transfer.request)
+            }
+        }
+        for (location, kept) in [("https://elsewhere.test/next", false), ("/same-origin", true)] {
+            let transport = Redirecting(to: location)
+            let provider = Provider<TestAPI>(
+                transport: transport, authentication: Authentication(Session(), credential: "s3cret"))
+            _ = try await provider.request(.item(id: 1))
+            let hop = try #require(transport.hops.withLock { $0.first })
+            let session = hop.first { $0.key.caseInsensitiveCompare("X-MyApp-Session") == .orderedSame }?.value
+            #expect((session == "s3cret") == kept, "\(location): \(hop)")
+        }
+        let fields = SignedRequest.changedFields(
+            from: URLRequest(url: URL(string: "https://a.test")!),
+            to: {
+                var request = URLRequest(url: URL(string: "https://a.test")!)
+                request.setValue("1", forHTTPHeaderField: "X-A")
+                return request
+            }())
+        #expect(fields.map { $0.lowercased() } == ["x-a"])
     }
 
     @Test func customRefreshPredicate() async throws {

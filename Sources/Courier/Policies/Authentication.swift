@@ -72,6 +72,17 @@ struct SignedRequest: Sendable {
     let request: URLRequest
     /// Which credential signed it: bumped by each refresh.
     let generation: Int
+    /// The header fields signing set or changed: credentials, kept from other origins like
+    /// ``Limits/credentialHeaders`` (an authenticator may put its token in a header of its own).
+    var credentialFields: Set<String> = []
+
+    /// The fields of `signed` that `request` did not have with the same value.
+    static func changedFields(from request: URLRequest, to signed: URLRequest) -> Set<String> {
+        let before = request.allHTTPHeaderFields ?? [:]
+        var changed: Set<String> = []
+        for (name, value) in signed.allHTTPHeaderFields ?? [:] where before[name] != value { changed.insert(name) }
+        return changed
+    }
 }
 
 /// What a provider needs from an authentication; ``Authentication`` is the one implementation.
@@ -183,7 +194,9 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
         }
         var signed = request
         authenticator.apply(credential, to: &signed)
-        return SignedRequest(request: signed, generation: generation)
+        return SignedRequest(
+            request: signed, generation: generation,
+            credentialFields: SignedRequest.changedFields(from: request, to: signed))
     }
 
     nonisolated func requiresRefresh(_ response: Response) -> Bool {

@@ -63,6 +63,20 @@ final class CallPlan: Sendable {
         self.errorBody = errorBody
     }
 
+    /// This plan with `fields` among the credential headers a redirect to another origin does
+    /// not carry and the HTTP cache treats as personal (the fields an authenticator signed
+    /// with); itself when they are there already.
+    func withCredentialFields(_ fields: Set<String>) -> CallPlan {
+        let known = limits.credentialHeaders
+        let missing = fields.filter { field in !known.contains { $0.caseInsensitiveCompare(field) == .orderedSame } }
+        guard !missing.isEmpty else { return self }
+        var limits = limits
+        limits.credentialHeaders.formUnion(missing)
+        return CallPlan(
+            mode: mode, headers: headers, limits: limits, attemptTimeout: attemptTimeout, callTimeout: callTimeout,
+            retryPolicy: retryPolicy, deduplication: deduplication, errorBody: errorBody)
+    }
+
     /// The progress reporter, in ``Mode/progress(_:)``.
     var progress: ProgressReporter? {
         if case .progress(let reporter) = mode { return reporter }

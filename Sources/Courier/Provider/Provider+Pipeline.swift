@@ -211,8 +211,12 @@ extension Provider {
         let begun =
             !hooked.willSend.isEmpty || (authentication == nil && call.context.attempt == 1)
             ? call.last : elapsed()
+        // The fields signing set are credentials wherever the request goes next (a redirect to
+        // another origin dropped only the names of `Limits.credentialHeaders`: a token in a
+        // header of the authenticator's own followed it; found by review).
+        let sendPlan = signed.map { plan.withCredentialFields($0.credentialFields) } ?? plan
         var (result, exchanged) = await send(
-            outgoing, endpoint: endpoint, plan: plan, target: target, subject: call.context.target)
+            outgoing, endpoint: endpoint, plan: sendPlan, target: target, subject: call.context.target)
         if case .failure(.underlying) = result, Task.isCancelled {
             // A transport may report a cancelled transfer with an error of its own.
             result = .failure(.cancelled)
