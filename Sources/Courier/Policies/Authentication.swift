@@ -154,8 +154,11 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// - Parameters:
     ///   - authenticator: How to apply and refresh the credential.
     ///   - credential: The credential to start with.
-    ///   - maxRefreshes: At most this many refreshes within `refreshWindow`. Default: 5.
-    ///   - refreshWindow: Default: 30 seconds.
+    ///   - maxRefreshes: At most this many refreshes within `refreshWindow`; past it a refusal is
+    ///     ``AuthenticationFailure/refreshLimitReached(refreshes:window:)``. `0`: never refresh.
+    ///     Default: 5.
+    ///   - refreshWindow: Default: 30 seconds. Zero or less counts nothing: refreshes are then
+    ///     unlimited, and a server that refuses every credential costs one refresh per call.
     ///   - clock: The clock the window is measured on. Default: `ContinuousClock()`.
     public init(
         _ authenticator: A, credential: A.Credential, maxRefreshes: Int = 5,

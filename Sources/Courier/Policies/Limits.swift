@@ -85,7 +85,9 @@ public struct Limits: Sendable, Hashable {
     /// Streamed responses: the most bytes that arrived and the consumer has not read yet. Courier
     /// keeps up to 4 MiB of them in memory and the rest in a temporary file (removed when the
     /// stream ends), so a slow consumer costs disk, not memory, and never holds up the network or
-    /// other requests. Default: ``defaultMaxStreamBacklogBytes`` (2 GiB). More fails the stream
+    /// other requests. Where the temporary folder is a RAM file system (tmpfs, as `/tmp` is on
+    /// many Linux distributions; `TMPDIR` moves it), that file is memory too: lower this limit
+    /// there. Default: ``defaultMaxStreamBacklogBytes`` (2 GiB). More fails the stream
     /// with ``LimitExceeded/streamBacklog(limit:)``. A stream's total length has no limit: an
     /// event feed may run for days.
     public var maxStreamBacklogBytes: Int64
