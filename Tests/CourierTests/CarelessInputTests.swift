@@ -95,12 +95,13 @@ import Testing
     /// The pipeline skips the final request check when nothing changed the request since
     /// `urlRequest()` built it (issue 29): that holds only while `urlRequest()` refuses every
     /// method and header the final check refuses, and adds none it would refuse.
-    @Test(arguments: [
-        ("GET", ["Accept": "application/json"]), ("GET\r\nX: 1", [:]), ("PO ST", [:]), ("", [:]),
-        ("PURGE", ["X-Evil\r\nX-Injected": "1"]), ("POST", ["X": "a\r\nb"]), ("POST", ["": "1"]),
-        ("POST", ["X": "a\u{0}b"]), ("PATCH", ["Bad:Colon": "1"]), ("PUT", ["X Space": "1"]),
-        ("DELETE", ["X-Fine": " padded "]), ("GET", ["X": "caf\u{E9}"]),
-    ] as [(String, [String: String])])
+    @Test(
+        arguments: [
+            ("GET", ["Accept": "application/json"]), ("GET\r\nX: 1", [:]), ("PO ST", [:]), ("", [:]),
+            ("PURGE", ["X-Evil\r\nX-Injected": "1"]), ("POST", ["X": "a\r\nb"]), ("POST", ["": "1"]),
+            ("POST", ["X": "a\u{0}b"]), ("PATCH", ["Bad:Colon": "1"]), ("PUT", ["X Space": "1"]),
+            ("DELETE", ["X-Fine": " padded "]), ("GET", ["X": "caf\u{E9}"]),
+        ] as [(String, [String: String])])
     func whatTheBuiltRequestPassesTheFinalCheckPasses(method: String, headers: [String: String]) throws {
         let tasks: [HTTPTask] = [
             .plain, .data(Data("x".utf8)), .parameters(["a": .int(1)], encoding: .json),

@@ -38,7 +38,9 @@ import Testing
         var baseURL: URL { URL(string: "https://api.example.com")! }
         var path: String { "ratio" }
         var method: HTTPMethod { .post }
-        var task: HTTPTask { .parameters(["r": Float(0.1), "big": Float(3.4e38), "third": Float(1) / 3], encoding: encoding) }
+        var task: HTTPTask {
+            .parameters(["r": Float(0.1), "big": Float(3.4e38), "third": Float(1) / 3], encoding: encoding)
+        }
     }
 
     struct Body: Encodable, Sendable { var r: Float = 0.1 }

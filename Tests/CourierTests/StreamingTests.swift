@@ -375,7 +375,8 @@ struct StreamTarget: TargetType {
         struct Value: Decodable, Sendable { var n: Int }
         let finished = EventLog()
         let transport = ScriptedStreamTransport([
-            .init(status: 200, chunks: ["a\r", "\n" + String(repeating: "x", count: 100) + "\n", "b\n"], finished: false),
+            .init(
+                status: 200, chunks: ["a\r", "\n" + String(repeating: "x", count: 100) + "\n", "b\n"], finished: false),
             .init(status: 200, chunks: ["data: {\"n\":1}\n\n", "data: [DONE]\n\n"], finished: false),
             .init(status: 200, chunks: ["{\"n\":1}\n", "not json\n"], finished: false),
             .init(status: 200, chunks: ["data: " + String(repeating: "y", count: 100) + "\n"], finished: false),

@@ -246,7 +246,9 @@ import Testing
             transport: transport, plugins: [OutcomePlugin(log: log, finished: finishing)],
             timeout: forTheCall ? nil : deadline, callTimeout: forTheCall ? deadline : nil)
         for _ in 0..<20 {
-            guard case .timedOut(deadline) = (await Task { try await provider.request(.upload(Data("x".utf8))) }.result).failure as? CourierError
+            guard
+                case .timedOut(deadline) = (await Task { try await provider.request(.upload(Data("x".utf8))) }.result)
+                    .failure as? CourierError
             else {
                 Issue.record("expected timedOut")
                 return
