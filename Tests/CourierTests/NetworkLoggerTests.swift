@@ -129,42 +129,16 @@ import Testing
         #expect(await lines([.method, .target]) == "[#1 Secret] → POST", "a struct target is its type")
     }
 
-    @Test func retriesAndRefreshesAreLogged() async {
-        struct Refreshing: Authenticator {
-            func apply(_ credential: String, to request: inout URLRequest) {
-                request.setValue(credential, forHTTPHeaderField: "X-Key")
-            }
-            func refresh(_ credential: String) async throws -> String { "fresh" }
+    struct Refreshing: Authenticator {
+        func apply(_ credential: String, to request: inout URLRequest) {
+            request.setValue(credential, forHTTPHeaderField: "X-Key")
         }
-        let calls = Locked(0)
-        let transport = RecordingTransport { request in
-            let call = calls.withLock { count in
-                count += 1
-                return count
-            }
-            // 401 (refresh), then 503 (retry), then 200.
-            let status = call == 1 ? 401 : call == 2 ? 503 : 200
-            return Response(statusCode: status, data: Data(), request: request)
-        }
-        let log = EventLog()
-        let provider = Provider<TestAPI>(
-            transport: transport, plugins: [.logger(output: { log.append($0) })],
-            retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none),
-            authentication: Authentication(Refreshing(), credential: "stale"))
-        _ = try? await provider.request(.validated(200, .successCodes))
-        let output = log.all.joined(separator: "\n")
-        #expect(output.contains("↻ the credential was refused for https://api.example.com"), "\(output)")
-        #expect(output.contains("↻ attempt 1 failed (status 503); attempt 2 in 0.0 seconds"), "\(output)")
-        #expect(log.all.last?.hasPrefix("← 200") == true)
+        func refresh(_ credential: String) async throws -> String { "fresh" }
     }
 
-    @Test func aLoggerThatIsOffFormatsNothingInAnyHook() async {
-        struct Refreshing: Authenticator {
-            func apply(_ credential: String, to request: inout URLRequest) {
-                request.setValue(credential, forHTTPHeaderField: "X-Key")
-            }
-            func refresh(_ credential: String) async throws -> String { "fresh" }
-        }
+    /// A provider whose first call is refused (a refresh), then answered 503 (a retry), then
+    /// 200 (and 200 from then on), logged by `plugin`.
+    private func refusedThenRetried(_ plugin: NetworkLoggerPlugin) -> Provider<TestAPI> {
         let calls = Locked(0)
         let transport = RecordingTransport { request in
             let call = calls.withLock { count in
@@ -174,6 +148,22 @@ import Testing
             let status = call == 1 ? 401 : call == 2 ? 503 : 200
             return Response(statusCode: status, data: Data("{}".utf8), request: request)
         }
+        return Provider<TestAPI>(
+            transport: transport, plugins: [plugin], retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none),
+            authentication: Authentication(Refreshing(), credential: "stale"))
+    }
+
+    @Test func retriesAndRefreshesAreLogged() async {
+        let log = EventLog()
+        let provider = refusedThenRetried(.logger(output: { log.append($0) }))
+        _ = try? await provider.request(.validated(200, .successCodes))
+        let output = log.all.joined(separator: "\n")
+        #expect(output.contains("↻ the credential was refused for https://api.example.com"), "\(output)")
+        #expect(output.contains("↻ attempt 1 failed (status 503); attempt 2 in 0.0 seconds"), "\(output)")
+        #expect(log.all.last?.hasPrefix("← 200") == true)
+    }
+
+    @Test func aLoggerThatIsOffFormatsNothingInAnyHook() async {
         let log = EventLog()
         let asked = Locked(0)
         let formatted = Locked(0)
@@ -190,9 +180,7 @@ import Testing
                     asked.withLock { $0 += 1 }
                     return enabled.withLock { $0 }
                 }))
-        let provider = Provider<TestAPI>(
-            transport: transport, plugins: [plugin], retryPolicy: RetryPolicy(baseDelay: .zero, jitter: .none),
-            authentication: Authentication(Refreshing(), credential: "stale"))
+        let provider = refusedThenRetried(plugin)
         _ = try? await provider.request(.validated(200, .successCodes))
         #expect(log.all.isEmpty)
         #expect(formatted.withLock { $0 } == 0)

@@ -161,12 +161,11 @@ import Testing
         }
     }
 
-    /// A refresh its last waiter abandoned (cancelled) that ends while a newer refresh runs leaves
-    /// the newer one in place: requests keep waiting for it instead of going out with the old
-    /// credential and starting a third refresh with it (with a refresh token that rotates, that
-    /// one fails, and every request with it).
-    @Test func anAbandonedRefreshEndingLaterLeavesTheNewerOneInPlace() async throws {
-        let refreshes = HeldRefreshes()
+    /// A provider whose first call was cancelled while its refresh (number 0 of `refreshes`) is
+    /// held: the refresh is abandoned, still running.
+    private func abandonedRefresh(
+        _ refreshes: HeldRefreshes
+    ) async -> (Provider<TestAPI>, Authentication<HeldRefreshes>)? {
         let auth = Authentication(refreshes, credential: "stale")
         let provider = Provider<TestAPI>(transport: Self.transport(), authentication: auth)
         let first = Task { try await provider.request(.plain) }
@@ -174,8 +173,18 @@ import Testing
         first.cancel()
         guard case .cancelled = (await first.result).failure as? CourierError else {
             Issue.record("expected cancelled")
-            return
+            return nil
         }
+        return (provider, auth)
+    }
+
+    /// A refresh its last waiter abandoned (cancelled) that ends while a newer refresh runs leaves
+    /// the newer one in place: requests keep waiting for it instead of going out with the old
+    /// credential and starting a third refresh with it (with a refresh token that rotates, that
+    /// one fails, and every request with it).
+    @Test func anAbandonedRefreshEndingLaterLeavesTheNewerOneInPlace() async throws {
+        let refreshes = HeldRefreshes()
+        guard let (provider, auth) = await abandonedRefresh(refreshes) else { return }
         #expect(await auth.isRefreshing == false)
         let second = Task { try await provider.request(.plain) }
         #expect(await eventually { refreshes.arrived == 2 })
@@ -201,15 +210,7 @@ import Testing
     /// the stale one (which a rotating refresh token refuses). It is installed now.
     @Test func anAbandonedRefreshThatStillAnswersInstallsItsCredential() async throws {
         let refreshes = HeldRefreshes()
-        let auth = Authentication(refreshes, credential: "stale")
-        let provider = Provider<TestAPI>(transport: Self.transport(), authentication: auth)
-        let first = Task { try await provider.request(.plain) }
-        #expect(await eventually { refreshes.arrived == 1 })
-        first.cancel()
-        guard case .cancelled = (await first.result).failure as? CourierError else {
-            Issue.record("expected cancelled")
-            return
-        }
+        guard let (provider, auth) = await abandonedRefresh(refreshes) else { return }
         refreshes.release(0)
         #expect(await eventually { await auth.refreshCount == 1 })
         #expect(await auth.credential == "fresh")
