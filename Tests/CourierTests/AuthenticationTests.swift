@@ -158,6 +158,18 @@ import Testing
         await #expect(throws: CourierError.self) { try await provider.request(.validated(200, .successCodes)) }
         #expect(authenticator.refreshes.withLock { $0 } == 0)
         #expect(transport.sent.count == 1)
+
+        // Nor one from the origin itself, reached again through another (away and back: the
+        // credential stripped on the way; found by review of the fix above).
+        let bounced = RecordingTransport { request in
+            var stripped = request
+            stripped.setValue(nil, forHTTPHeaderField: "Authorization")
+            return Response(statusCode: 401, data: Data(), request: stripped, url: request.url!, headerFields: [])
+        }
+        let again = Provider<TestAPI>(
+            transport: bounced, authentication: Authentication(authenticator, credential: "token-0"))
+        await #expect(throws: CourierError.self) { try await again.request(.validated(200, .successCodes)) }
+        #expect(authenticator.refreshes.withLock { $0 } == 0)
     }
 
     /// Found by review: a credential an authenticator put in a header of its own

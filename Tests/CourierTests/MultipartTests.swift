@@ -163,10 +163,11 @@ import Testing
         let file = try folder.file("p.txt", contents: Data(injected.utf8))
         // The delimiter straddles the first and second 1 MiB chunk of the stream.
         var straddling = Data(repeating: UInt8(ascii: "a"), count: MultipartEncoder.chunkSize - 3)
-        straddling.append(Data("--fixed tail".utf8))
+        straddling.append(Data("\r\n--fixed tail".utf8))
+        let leading = try folder.file("lead.txt", contents: Data("--fixed\r\nContent-Disposition: x".utf8))
         let content = straddling
         let parts: [MultipartFormData.Part] = [
-            .init(name: "f", fileURL: file),
+            .init(name: "f", fileURL: file), .init(name: "l", fileURL: leading),
             .init(name: "s", stream: { InputStream(data: content) }, length: UInt64(content.count)),
         ]
         for part in parts {
@@ -182,12 +183,16 @@ import Testing
         let random = MultipartFormData(parts: [.init(name: "f", fileURL: file)])
         #expect(try await random.encodedBody().count > injected.utf8.count)
         // Across chunks, an empty one among them; a near miss is not a find.
-        var scan = DelimiterScan(Array("--fixed".utf8))
-        let finds = ["ab--fi", "", "xed"].map { scan.finds(in: Data($0.utf8)) }
+        var scan = DelimiterScan(Array("\r\n--fixed".utf8), after: [])
+        let finds = ["ab\r\n--fi", "", "xed"].map { scan.finds(in: Data($0.utf8)) }
         #expect(finds == [false, false, true])
-        var nearMiss = DelimiterScan(Array("--fixed".utf8))
-        let misses = ["--fixe", "D--fix", "-fixed"].map { nearMiss.finds(in: Data($0.utf8)) }
-        #expect(misses == [false, false, false])
+        var nearMiss = DelimiterScan(Array("\r\n--fixed".utf8), after: [])
+        let misses = ["--fixed", "\r\n--fixe", "D--fix", "-fixed"].map { nearMiss.finds(in: Data($0.utf8)) }
+        #expect(misses == [false, false, false, false])
+        // Not a delimiter where no line starts with it: a style sheet under the boundary `x`.
+        let css = try folder.file("a.css", contents: Data(":root { --x-color: red; }\n--xattr".utf8))
+        let sheet = MultipartFormData(boundary: "x", parts: [.init(name: "css", fileURL: css)])
+        #expect(try await sheet.encodedBody().count > 30)
     }
 
     /// Found by review: each file was measured again as it was copied and read whole, so a file

@@ -131,6 +131,13 @@ import Testing
         #expect(queue.arrive(waiter(3, host: "b"), now: .zero) == .queued(granted: [3]))
         #expect(queue.end(host: "a", weight: 1, now: .zero) == [1])
         #expect(queue.end(host: "a", weight: 2, now: .zero) == [2])
+
+        // Nor by lighter ones of lower priority (found by review of the fix above).
+        var mixed = TrafficQueue(policy: TrafficPolicy(maxRequests: nil, maxRequestsPerHost: 2))
+        #expect(mixed.arrive(waiter(0, .low, host: "a"), now: .zero) == .granted)
+        #expect(mixed.arrive(waiter(1, .high, host: "a", weight: 2), now: .zero) == .queued(granted: []))
+        #expect(mixed.arrive(waiter(2, .low, host: "a"), now: .zero) == .queued(granted: []))
+        #expect(mixed.end(host: "a", weight: 1, now: .zero) == [1])
     }
 
     @Test func pausesHoldTheFastPathAndPass() {

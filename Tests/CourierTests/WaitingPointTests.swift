@@ -121,12 +121,20 @@ import Testing
             var isOpen = false
         }
         private let state = Locked(State())
+        /// The refreshes (numbered from 0) that fail when let go, as a token endpoint refusing
+        /// a rotated refresh token.
+        let failing: Set<Int>
+
+        init(failing: Set<Int> = []) {
+            self.failing = failing
+        }
 
         func apply(_ credential: String, to request: inout URLRequest) {
             request.setValue("Bearer \(credential)", forHTTPHeaderField: "Authorization")
         }
 
         func refresh(_ credential: String) async throws -> String {
+            let number = state.withLock { $0.held.count }
             await withCheckedContinuation { continuation in
                 let go = state.withLock { state in
                     state.held.append(state.isOpen ? nil : continuation)
@@ -134,6 +142,7 @@ import Testing
                 }
                 if go { continuation.resume() }
             }
+            if failing.contains(number) { throw URLError(.userAuthenticationRequired) }
             return "fresh"
         }
 
@@ -216,6 +225,22 @@ import Testing
         #expect(await auth.credential == "fresh")
         #expect(try await provider.request(.plain).statusCode == 200)
         #expect(refreshes.arrived == 1)
+    }
+
+    /// Found by review of the fix above: a refresh started while an abandoned one still ran (both
+    /// from the stale credential) that then failed, because the abandoned one's answer rotated
+    /// the refresh token, failed its callers although a credential was installed meanwhile.
+    /// They go on with that credential.
+    @Test func aRefreshThatFailsAfterAnAbandonedOneInstalledGoesOnWithItsCredential() async throws {
+        let refreshes = HeldRefreshes(failing: [1])
+        guard let (provider, auth) = await abandonedRefresh(refreshes) else { return }
+        let second = Task { try await provider.request(.plain) }
+        #expect(await eventually { refreshes.arrived == 2 })
+        refreshes.release(0)
+        #expect(await eventually { await auth.refreshCount == 1 })
+        refreshes.release(1)
+        #expect(try await second.value.statusCode == 200)
+        #expect(refreshes.arrived == 2)
     }
 
     @Test func theCallTimeoutCoversARefreshThatHangs() async throws {

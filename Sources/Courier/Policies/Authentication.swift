@@ -239,6 +239,11 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
                 return fresh
             } catch {
                 self.end(scope)
+                // A refresh abandoned before this one installed a credential meanwhile (both
+                // started from the same stale one; with a rotating refresh token, this one is
+                // refused for it): its waiters go on with that credential instead of failing
+                // (found by review).
+                if self.generation != generationBefore, !(error is CancellationError) { return self.credential }
                 throw error
             }
         }

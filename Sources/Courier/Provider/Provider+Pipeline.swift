@@ -262,8 +262,8 @@ extension Provider {
         // led (credentials stripped) refreshed it, and a hostile redirect target could use up
         // the refresh limit or rotate tokens on every call (found by review).
         let refused =
-            signed != nil && response.map { authentication?.requiresRefresh($0) ?? false } == true
-            && Self.answeredBy(origin: outgoing.url, response)
+            response.map { authentication?.requiresRefresh($0) ?? false } == true
+            && Self.credentialReached(signed, response)
         var mayGoAgain = refused
         if !mayGoAgain, case .failure = result { mayGoAgain = true }
         if mayGoAgain, outgoing.httpBodyStream != nil {
@@ -279,11 +279,20 @@ extension Provider {
         return next
     }
 
-    /// Whether `response` came from the origin of `url` (the request as sent): not from another
-    /// one a redirect led to. An answer that does not say its URL (a stub's) did.
-    static func answeredBy(origin url: URL?, _ response: Response?) -> Bool {
-        guard let url, let answered = response?.response?.url else { return true }
-        return Redirects.sameOrigin(url, answered)
+    /// Whether the request `response` answers carried the credential `signed` put on it: the
+    /// answer comes from the origin it was signed for (not another one a redirect led to), and
+    /// its request (the last hop's) still has the fields signing set (a redirect away and back
+    /// again strips them on the way). An answer that does not say its URL or request (a stub's)
+    /// did.
+    static func credentialReached(_ signed: SignedRequest?, _ response: Response?) -> Bool {
+        guard let signed else { return false }
+        if let url = signed.request.url, let answered = response?.response?.url, !Redirects.sameOrigin(url, answered) {
+            return false
+        }
+        guard let answeredRequest = response?.request else { return true }
+        return signed.credentialFields.allSatisfy {
+            answeredRequest.value(forHTTPHeaderField: $0) == signed.request.value(forHTTPHeaderField: $0)
+        }
     }
 
     /// `didReceive` (when it has not seen this result), `process`, the metrics, `didFinish`.
@@ -376,6 +385,9 @@ extension Provider {
         // Asked on every attempt: a stub closure may answer differently from one to the next.
         let behavior = stubClosure(target)
         var exchanged = Exchanged(stubbed: behavior != .never, joined: false)
+        // An attempt whose deadline has passed already (zero or less) is not sent, on any path
+        // (a shared exchange's deadline timer raced its start; found by review).
+        if let deadline, deadline <= .zero { return (.failure(.timedOut(deadline)), exchanged) }
         /// The exchange, within the deadline if there is one (no closure is made when there is none).
         @inline(__always)
         func exchangeWithin(
@@ -501,9 +513,7 @@ extension Provider {
     private nonisolated(nonsending) func within(
         _ deadline: Duration, _ exchange: @escaping @Sendable () async -> Result<CallAnswer, CourierError>
     ) async -> Result<CallAnswer, CourierError> {
-        // An attempt whose deadline has passed already (zero or less) is not sent at all.
-        guard deadline > .zero else { return .failure(.timedOut(deadline)) }
-        return await Deadline.run(
+        await Deadline.run(
             within: deadline, timer: deadlines,
             discarded: { answer in
                 if let file = answer.head.fileURL { try? FileManager.default.removeItem(at: file) }

@@ -320,14 +320,13 @@ final class BodyBuffer: Sendable {
 
     /// Ends the stream with `error` for the reader and stops the writer.
     ///
-    /// The call's end is left to the reader when one was waiting (it wakes to the error) or holds
-    /// an iterator (it meets the error at its next read): it runs before the reader is answered,
-    /// as for every other end. A total deadline or the backlog limit ran it on a task of its own,
-    /// racing the reader's error (found by review). A reader that drops its iterator instead
-    /// runs it then (``terminate(leavingEndToReader:)``).
+    /// The call's end is left to the reader when one was waiting: it wakes to the error and runs
+    /// it before it is answered, as for every other end (a total deadline on a stalled stream
+    /// ran it on a task of its own, racing the reader's error; found by review). A reader busy
+    /// elsewhere is not waited for: the traffic slot and plugins' `didFinish` are part of the
+    /// end, and a deadline must not be held up by a reader that does not come back.
     func fail(_ error: CourierError) {
-        let woke = end(with: error, byWriter: false)
-        terminate(leavingEndToReader: woke || state.withLock { $0.claimed })
+        terminate(leavingEndToReader: end(with: error, byWriter: false))
     }
 
     /// The reader has gone: the writer is refused from now on and told (once, unless it ended the
@@ -343,8 +342,8 @@ final class BodyBuffer: Sendable {
                 [(any DeadlineScheduling, UInt64)]
             ) in
             guard !state.terminated else {
-                // Terminated already, the call's end left to a reader that has gone since
-                // without reading on (``fail(_:)``): it runs now.
+                // Terminated already, the call's end left to a reader that has not run it (a
+                // safeguard: the reader ``fail(_:)`` woke runs it as it wakes): it runs now.
                 guard !leavingEndToReader, state.waiter == nil, let onEnd = state.onEnd else {
                     return (nil, nil, nil, nil, [])
                 }
@@ -388,6 +387,10 @@ final class BodyBuffer: Sendable {
     }
 
     var isTerminated: Bool { state.withLock { $0.terminated } }
+
+    /// Whether the reader is waiting for the writer now.
+    /// Test-only, kept: it reads the locked state, which no seam outside the type can reach.
+    var readerIsWaiting: Bool { state.withLock { $0.waiter != nil } }
 
     /// Bytes held in memory now (the rest of the backlog is on disk).
     /// Test-only, kept: it reads the locked state, which no seam outside the type can reach.

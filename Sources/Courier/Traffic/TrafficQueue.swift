@@ -154,12 +154,12 @@ struct TrafficQueue: Sendable {
         if maxRequestsPerHost != nil { perHost[waiter.host, default: 0] += waiter.weight }
     }
 
-    /// The oldest waiter of a queue whose host has room for it. A waiter whose host has no room
-    /// holds the later waiters of its host: lighter calls to the same host passed a heavy one
-    /// for as long as they kept coming (found by review).
-    private func firstWithRoom(in queue: [Waiter]) -> Int? {
+    /// The oldest waiter of a queue whose host has room for it, skipping hosts in `held`. A
+    /// waiter whose host has no room holds its host for the waiters after it, in its queue and
+    /// in the queues of lower priority: lighter calls to the same host passed a heavy one for as
+    /// long as they kept coming (found by review).
+    private func firstWithRoom(in queue: [Waiter], held: inout Set<String>) -> Int? {
         guard let limit = maxRequestsPerHost else { return queue.isEmpty ? nil : 0 }
-        var held: Set<String> = []
         for (position, waiter) in queue.enumerated() where !held.contains(waiter.host) {
             if (perHost[waiter.host] ?? 0) + waiter.weight <= limit { return position }
             held.insert(waiter.host)
@@ -175,8 +175,9 @@ struct TrafficQueue: Sendable {
         var granted: [UInt64] = []
         while true {
             var best: (queue: Int, position: Int, rank: Int, id: UInt64)?
+            var held: Set<String> = []
             for index in queues.indices {
-                guard let position = firstWithRoom(in: queues[index]) else { continue }
+                guard let position = firstWithRoom(in: queues[index], held: &held) else { continue }
                 let waiter = queues[index][position]
                 let steps = Int(min((now - waiter.enqueued) / agingInterval, Double(index)))
                 let rank = index - max(0, steps)

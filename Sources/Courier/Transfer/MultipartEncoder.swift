@@ -218,10 +218,13 @@ enum MultipartEncoder {
             }
             try sink(chunk)
         }
-        let delimiter = form.boundaryIsChosen ? Array("--\(form.boundary)".utf8) : nil
+        // RFC 2046's delimiter: CRLF, `--` and the boundary. A part's content follows the CRLF
+        // that ends its headers, so it is searched as if after one. `--x-color` in a style sheet
+        // under the boundary `x` is not a delimiter, and is sent.
+        let delimiter = form.boundaryIsChosen ? Array("\r\n--\(form.boundary)".utf8) : nil
         for part in form.parts {
             try emit(headers(for: part, boundary: form.boundary))
-            var scan = delimiter.map(DelimiterScan.init)
+            var scan = delimiter.map { DelimiterScan($0) }
             func content(_ chunk: Data) throws {
                 if scan?.finds(in: chunk) == true {
                     throw CourierError.multipartEncoding(MultipartFailure.invalidBoundary(form.boundary))
@@ -296,16 +299,17 @@ enum MultipartEncoder {
     }
 }
 
-/// Finds a form's delimiter (`--` and its boundary) in a part's bytes as they are copied, across
-/// the chunks they come in: each chunk is searched, and so is its start joined to the end of the
-/// chunk before.
+/// Finds a form's delimiter (CRLF, `--` and its boundary) in a part's bytes as they are copied,
+/// across the chunks they come in: each chunk is searched, and so is its start joined to the end
+/// of the chunk before (at first, to the CRLF that ends the part's headers).
 struct DelimiterScan {
     let delimiter: [UInt8]
     /// The last `delimiter.count - 1` bytes seen.
-    private var tail: [UInt8] = []
+    private var tail: [UInt8]
 
-    init(_ delimiter: [UInt8]) {
+    init(_ delimiter: [UInt8], after start: [UInt8] = Array("\r\n".utf8)) {
         self.delimiter = delimiter
+        tail = Array(start.suffix(max(0, delimiter.count - 1)))
     }
 
     mutating func finds(in chunk: Data) -> Bool {
