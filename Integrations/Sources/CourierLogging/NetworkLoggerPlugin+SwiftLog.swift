@@ -16,8 +16,9 @@ extension Plugin where Self == NetworkLoggerPlugin {
     /// let provider = Provider<GitHub>(plugins: [.swiftLog(logger)])
     /// ```
     ///
-    /// Nothing is formatted while `logger`'s level is above `level`: the plugin asks the level at
-    /// the start of every hook, so turning the level down later starts the lines.
+    /// Nothing is formatted while `logger`'s level is above `level`: the plugin asks its copy of
+    /// `logger` at the start of every hook (a log handler whose level can change, one shared
+    /// with the rest of the app, starts the lines when it is turned down).
     ///
     /// Secrets never reach the logger: every line is written through `redaction` (credential headers,
     /// user info in URLs, secret query items and body fields are shown as `<redacted>`).
