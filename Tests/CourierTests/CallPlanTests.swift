@@ -125,4 +125,18 @@ import Testing
         #expect(ids.count == 32)
         #expect(!ids.contains(nil))
     }
+
+    /// The fields an authenticator signs with join the plan's credential headers (issue 29: asked
+    /// on every signed attempt, so a name already there, in any case, costs no new plan).
+    @Test func signedFieldsJoinTheCredentialHeadersOnlyWhenNew() {
+        let plan = Self.provider().plan(Overriding(), mode: .buffered)
+        #expect(plan.withCredentialFields([]) === plan)
+        #expect(plan.withCredentialFields(["Authorization"]) === plan)
+        #expect(plan.withCredentialFields(["authorization", "X-API-KEY"]) === plan)
+        let widened = plan.withCredentialFields(["Authorization", "X-MyApp-Session"])
+        #expect(widened !== plan)
+        #expect(widened.limits.credentialHeaders == plan.limits.credentialHeaders.union(["X-MyApp-Session"]))
+        #expect(widened.limits.maxRedirects == 3)
+        #expect(widened.attemptTimeout == plan.attemptTimeout)
+    }
 }

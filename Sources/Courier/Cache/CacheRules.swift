@@ -79,7 +79,7 @@ enum CacheRules {
     /// of the call's `credentials`.
     static func isCredential(_ name: String, credentials: Set<String>) -> Bool {
         defaultCredentialNames.contains(name.lowercased())
-            || credentials.contains { $0.caseInsensitiveCompare(name) == .orderedSame }
+            || credentials.contains { ASCII.equalIgnoringCase($0, name) }
     }
 
     /// The name a stored response's credential digest is kept under in
@@ -407,7 +407,7 @@ enum CacheRules {
     /// Sets the field `name` in `headers` to `value` (`nil`: removes it), whatever the case of the
     /// names already there.
     static func set(_ name: String, to value: String?, in headers: inout [String: String]) {
-        for existing in headers.keys where existing.caseInsensitiveCompare(name) == .orderedSame {
+        for existing in headers.keys where ASCII.equalIgnoringCase(existing, name) {
             headers[existing] = nil
         }
         if let value { headers[name] = value }
@@ -415,7 +415,7 @@ enum CacheRules {
 
     static func header(_ name: String, in headers: [String: String]) -> String? {
         if let value = headers[name] { return value }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        return headers.first { ASCII.equalIgnoringCase($0.key, name) }?.value
     }
 
     static func hex(_ data: Data) -> String {

@@ -50,6 +50,6 @@ public struct CachedResponse: Sendable, Hashable {
     /// The value of a header, matched without regard to case.
     func header(_ name: String) -> String? {
         if let value = headers[name] { return value }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        return headers.first { ASCII.equalIgnoringCase($0.key, name) }?.value
     }
 }

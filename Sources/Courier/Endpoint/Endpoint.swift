@@ -119,7 +119,7 @@ extension Endpoint: Hashable {
 extension Dictionary where Key == String, Value == String {
     /// Sets a header, replacing any field with the same name in another case.
     mutating func setField(_ name: String, _ value: String) {
-        if self[name] == nil, let existing = keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+        if self[name] == nil, let existing = keys.first(where: { ASCII.equalIgnoringCase($0, name) }) {
             removeValue(forKey: existing)
         }
         self[name] = value

@@ -89,7 +89,7 @@ struct SignedRequest: Sendable {
 protocol RequestAuthentication: Sendable {
     /// Signs `request` with the current credential, first waiting for a refresh in progress;
     /// `nil` for a request sent from inside this authentication's own refresh (sent unsigned).
-    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest?
+    nonisolated(nonsending) func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest?
     /// Whether `response` means the credential was refused.
     func requiresRefresh(_ response: Response) -> Bool
     /// Makes sure the credential is newer than the one that signed `request`: refreshes it, or
@@ -185,7 +185,22 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
     /// How many refreshes' work is still running, the abandoned included (tests).
     var runningRefreshCount: Int { liveRefreshes.count }
 
-    func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest? {
+    /// Signs off the actor: it only hands out the credential and its generation (state), and the
+    /// authenticator's `apply` (a `URLRequest` edit, thousands of instructions in Foundation) and
+    /// the comparison of the two requests run in the caller's isolation, so concurrent requests do
+    /// not queue on this actor to be signed one after another (issue 29).
+    nonisolated(nonsending) func sign(_ request: URLRequest) async throws(CourierError) -> SignedRequest? {
+        guard let current = try await credentialForSigning() else { return nil }
+        var signed = request
+        authenticator.apply(current.credential, to: &signed)
+        return SignedRequest(
+            request: signed, generation: current.generation,
+            credentialFields: SignedRequest.changedFields(from: request, to: signed))
+    }
+
+    /// The credential to sign with now and its generation, after the refresh in progress if there
+    /// is one; `nil` for a request sent from inside this authentication's own refresh.
+    private func credentialForSigning() async throws(CourierError) -> (credential: A.Credential, generation: Int)? {
         // Sent by this authentication's own refresh: waiting for that refresh would wait forever.
         let me = ObjectIdentifier(self)
         if RefreshScope.running.contains(where: { $0.authentication == me && liveRefreshes.contains($0.serial) }) {
@@ -195,11 +210,7 @@ public actor Authentication<A: Authenticator>: RequestAuthentication {
             // Do not go out with a credential that is being replaced.
             try await wait(for: refreshing)
         }
-        var signed = request
-        authenticator.apply(credential, to: &signed)
-        return SignedRequest(
-            request: signed, generation: generation,
-            credentialFields: SignedRequest.changedFields(from: request, to: signed))
+        return (credential, generation)
     }
 
     nonisolated func requiresRefresh(_ response: Response) -> Bool {

@@ -67,9 +67,15 @@ final class CallPlan: Sendable {
     /// not carry and the HTTP cache treats as personal (the fields an authenticator signed
     /// with); itself when they are there already.
     func withCredentialFields(_ fields: Set<String>) -> CallPlan {
+        // Every signed attempt asks (issue 29): the usual answer, `Authorization`, is found by
+        // its hash; names are compared without case in ASCII, never through Foundation's
+        // `caseInsensitiveCompare` (an `NSString` bridge, ~68,000 instructions a request here).
         let known = limits.credentialHeaders
-        let missing = fields.filter { field in !known.contains { $0.caseInsensitiveCompare(field) == .orderedSame } }
-        guard !missing.isEmpty else { return self }
+        func isKnown(_ field: String) -> Bool {
+            known.contains(field) || known.contains { ASCII.equalIgnoringCase($0, field) }
+        }
+        guard !fields.allSatisfy(isKnown) else { return self }
+        let missing = fields.filter { !isKnown($0) }
         var limits = limits
         limits.credentialHeaders.formUnion(missing)
         return CallPlan(

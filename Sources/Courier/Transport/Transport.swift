@@ -72,6 +72,9 @@ import Foundation
 /// 6. **Answer**: return HTTP error statuses as responses (validation is the provider's job),
 ///    with ``Response/transferMetrics`` (bytes, redirects followed, response start). A value the
 ///    transport does not know stays `nil`: the provider never reads a guess as a measurement.
+///    ``Response/request`` is the request of the last hop, the one that drew this answer, not the
+///    first: the provider reads it to tell whether an answer came from where a credential was
+///    sent (a `401` from the origin a redirect led to starts no refresh of the first's token).
 ///
 /// ## Rules
 ///

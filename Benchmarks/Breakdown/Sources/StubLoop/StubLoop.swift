@@ -1,10 +1,11 @@
 // Stubbed requests through Courier's whole pipeline (`Small`, the StubbedPipeline benchmark's
-// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|traffic|wire|transport]` runs N requests
+// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|traffic|wire|auth|transport]` runs N requests
 // after 200 warm-up requests (`decode`: each body mapped with `Response.map`; `rawdecode`: no
 // request, the sample decoded by a new `JSONDecoder` as an app would without Courier; `plugins`: with the three plugins of
 // StubbedPipeline's `StubbedRequestThreePlugins`; `traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
 // `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
-// transport does, head, body and metrics; `transport`: `MemoryTransport.send` alone, no provider,
+// transport does, head, body and metrics; `auth`: `wire` with each request signed by an
+// `Authentication` (a bearer token, never refused: what signing adds); `transport`: `MemoryTransport.send` alone, no provider,
 // so `wire` minus `transport` is what a provider adds to a transport).
 // scripts/bench-breakdown runs it twice (N and 2N) and subtracts, so start-up and warm-up cancel.
 // Every job runs on the main thread through `InlineExecutor` (the task prefers it): no dispatch
@@ -20,6 +21,14 @@ import PipelineFixtures
 struct Item: Decodable, Sendable {
     var id: Int
     var name: String
+}
+
+/// Signs with `Authorization: Bearer <token>`; never refreshes (the transport never refuses).
+struct BearerToken: Authenticator {
+    func apply(_ token: String, to request: inout URLRequest) {
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+    func refresh(_ token: String) async throws -> String { token }
 }
 
 /// Runs every job enqueued on it on the thread that calls `drain`, one at a time.
@@ -57,7 +66,8 @@ enum StubLoop {
         let count = arguments.count > 1 ? Int(arguments[1]) ?? 1_000 : 1_000
         let decode = arguments.count > 2 && arguments[2] == "decode"
         let traffic = arguments.count > 2 && arguments[2] == "traffic"
-        let wire = arguments.count > 2 && arguments[2] == "wire"
+        let signed = arguments.count > 2 && arguments[2] == "auth"
+        let wire = signed || (arguments.count > 2 && arguments[2] == "wire")
         let transportAlone = arguments.count > 2 && arguments[2] == "transport"
         let decodeAlone = arguments.count > 2 && arguments[2] == "rawdecode"
         let plugins = arguments.count > 2 && arguments[2] == "plugins"
@@ -67,7 +77,8 @@ enum StubLoop {
             let transport = MemoryTransport()
             let provider = Provider<Small>(
                 stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
-                plugins: plugins ? threePlugins() : [], traffic: traffic ? TrafficPolicy.default : nil)
+                plugins: plugins ? threePlugins() : [], traffic: traffic ? TrafficPolicy.default : nil,
+                authentication: signed ? Authentication(BearerToken(), credential: "token") : nil)
             let target = Small()
             do {
                 if decodeAlone {
