@@ -49,6 +49,28 @@ import Testing
         #expect(String(decoding: quoted, as: UTF8.self) == #"{"token":"<\"x\">"}"#)
     }
 
+    /// URLs read as UTF-8 (issue 29): each delimiter found by its byte, with text of several bytes
+    /// per character around it, and a URL with nothing secret returned as it is.
+    @Test(arguments: [
+        ("https://api.example.com/v1/items/1", "https://api.example.com/v1/items/1"),
+        ("https://ada:pa55@example.com/x?page=2", "https://<redacted>@example.com/x?page=2"),
+        ("https://example.com/a@b", "https://example.com/a@b"),
+        ("ftp:x://u:p@h/", "ftp:x://<redacted>@h/"),
+        ("mailto:ada@example.com", "mailto:ada@example.com"),
+        ("https://é.example/ü?token=ñ&ä=1", "https://é.example/ü?token=<redacted>&ä=1"),
+        ("https://x.example/😀?x=&token=1&", "https://x.example/😀?x=&token=<redacted>&"),
+        ("https://x.example/?", "https://x.example/?"),
+        ("https://x.example/p?&&token", "https://x.example/p?&&token"),
+        ("https://x.example/#section-2", "https://x.example/#section-2"),
+        ("https://x.example/#/cb?access_token=A&s=1", "https://x.example/#/cb?access_token=<redacted>&s=1"),
+        ("https://x.example/#jwt=J", "https://x.example/#jwt=<redacted>"),
+        ("https://u:p@x.example/?a=1#token=T", "https://<redacted>@x.example/?a=1#token=<redacted>"),
+        ("/relative?sig=S", "/relative?sig=<redacted>"),
+    ])
+    func urlsAreRedactedByteByByte(text: String, expected: String) {
+        #expect(RedactionPolicy.default.url(text) == expected)
+    }
+
     @Test func urlValuedHeadersAreRedactedAsURLs() {
         let policy = RedactionPolicy.default
         #expect(

@@ -1,10 +1,12 @@
 // Stubbed requests through Courier's whole pipeline (`Small`, the StubbedPipeline benchmark's
-// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|traffic|wire|auth|transport]` runs N requests
+// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|builtin|traffic|wire|auth|transport]` runs N requests
 // after 200 warm-up requests (`decode`: each body mapped with `Response.map`; `rawdecode`: no
 // request, the sample decoded by a new `JSONDecoder` as an app would without Courier; `plugins`: with the three plugins of
 // StubbedPipeline's `StubbedRequestThreePlugins`; `traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
 // `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
-// transport does, head, body and metrics; `auth`: `wire` with each request signed by an
+// transport does, head, body and metrics; `builtin`: `wire` with the three built-in plugins an app
+// adds (an `AccessTokenPlugin`, a `NetworkActivityPlugin` and a `NetworkLoggerPlugin` with its
+// default options writing to a closure that drops the line); `auth`: `wire` with each request signed by an
 // `Authentication` (a bearer token, never refused: what signing adds); `transport`: `MemoryTransport.send` alone, no provider,
 // so `wire` minus `transport` is what a provider adds to a transport).
 // scripts/bench-breakdown runs it twice (N and 2N) and subtracts, so start-up and warm-up cancel.
@@ -21,6 +23,14 @@ import PipelineFixtures
 struct Item: Decodable, Sendable {
     var id: Int
     var name: String
+}
+
+/// The plugins an app usually adds, as it would configure them; the logger's lines go nowhere.
+func builtInPlugins() -> [any Plugin] {
+    [
+        AccessTokenPlugin { _ in "token" }, NetworkActivityPlugin(),
+        NetworkLoggerPlugin(configuration: NetworkLoggerPlugin.Configuration(output: { _ in })),
+    ]
 }
 
 /// Signs with `Authorization: Bearer <token>`; never refreshes (the transport never refuses).
@@ -67,7 +77,8 @@ enum StubLoop {
         let decode = arguments.count > 2 && arguments[2] == "decode"
         let traffic = arguments.count > 2 && arguments[2] == "traffic"
         let signed = arguments.count > 2 && arguments[2] == "auth"
-        let wire = signed || (arguments.count > 2 && arguments[2] == "wire")
+        let builtin = arguments.count > 2 && arguments[2] == "builtin"
+        let wire = signed || builtin || (arguments.count > 2 && arguments[2] == "wire")
         let transportAlone = arguments.count > 2 && arguments[2] == "transport"
         let decodeAlone = arguments.count > 2 && arguments[2] == "rawdecode"
         let plugins = arguments.count > 2 && arguments[2] == "plugins"
@@ -77,7 +88,7 @@ enum StubLoop {
             let transport = MemoryTransport()
             let provider = Provider<Small>(
                 stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
-                plugins: plugins ? threePlugins() : [], traffic: traffic ? TrafficPolicy.default : nil,
+                plugins: plugins ? threePlugins() : builtin ? builtInPlugins() : [], traffic: traffic ? TrafficPolicy.default : nil,
                 authentication: signed ? Authentication(BearerToken(), credential: "token") : nil)
             let target = Small()
             do {
