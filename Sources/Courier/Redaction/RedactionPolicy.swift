@@ -231,7 +231,8 @@ public struct RedactionPolicy: Sendable, Hashable {
             } else if let mark = fragmentBytes.firstIndex(of: UInt8(ascii: "?")) {
                 result += fragment[...mark]
                 result += redactPairs(
-                    fragment[fragmentBytes.index(after: mark)...], placeholder: placeholder, isSecret: isSecretQueryItem)
+                    fragment[fragmentBytes.index(after: mark)...], placeholder: placeholder, isSecret: isSecretQueryItem
+                )
             } else {
                 result += redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem)
             }
@@ -248,7 +249,9 @@ public struct RedactionPolicy: Sendable, Hashable {
         while true {
             let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
             let item = text[start..<end]
-            if let equals = item.utf8.firstIndex(of: UInt8(ascii: "=")), isSecret(Self.decodedName(item.utf8[..<equals])) {
+            if let equals = item.utf8.firstIndex(of: UInt8(ascii: "=")),
+                isSecret(Self.decodedName(item.utf8[..<equals]))
+            {
                 result += item[..<equals]
                 result += "="
                 result += placeholder

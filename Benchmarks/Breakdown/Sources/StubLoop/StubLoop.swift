@@ -88,7 +88,8 @@ enum StubLoop {
             let transport = MemoryTransport()
             let provider = Provider<Small>(
                 stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
-                plugins: plugins ? threePlugins() : builtin ? builtInPlugins() : [], traffic: traffic ? TrafficPolicy.default : nil,
+                plugins: plugins ? threePlugins() : builtin ? builtInPlugins() : [],
+                traffic: traffic ? TrafficPolicy.default : nil,
                 authentication: signed ? Authentication(BearerToken(), credential: "token") : nil)
             let target = Small()
             do {
