@@ -425,6 +425,21 @@ import Testing
         #expect(CacheControl.split("a,,b, ,c", maxSplits: 64) == ["a", "b", "c"])
         #expect(CacheControl.split("a,b,c,d", maxSplits: 2) == ["a", "b", "c,d"])
         #expect(CacheControl.split("", maxSplits: 2).isEmpty)
+        // Read byte by byte (issue 29): text of several bytes a character around the delimiters.
+        #expect(CacheControl.split(#"é="ü, ñ",😀, max-age=9"#, maxSplits: 64) == [#"é="ü, ñ""#, "😀", " max-age=9"])
+        #expect(CacheControl(" \t max-age=7 ,\tprivate ").maxAge == 7)
+        #expect(CacheControl(" \t max-age=7 ,\tprivate ").isPrivate)
+        #expect(CacheControl("max-age=\u{00A0}12\u{00A0}").maxAge == 12)
+    }
+
+    /// Header text trimmed as Foundation's `trimmingCharacters(in: .whitespaces)` did, without it.
+    @Test func whitespaceIsTrimmedAtBothEndsOnly() {
+        #expect(" \t a b \t ".trimmingWhitespace() == "a b")
+        #expect("\u{00A0}x\u{2003}".trimmingWhitespace() == "x")
+        #expect("   ".trimmingWhitespace().isEmpty)
+        #expect("".trimmingWhitespace().isEmpty)
+        #expect("é".trimmingWhitespace() == "é")
+        #expect(" \"etag\" "[...].trimmingWhitespace() == "\"etag\"")
     }
 
     /// A directive past the bound is not missed: the header counts as `no-store` (failed before: the

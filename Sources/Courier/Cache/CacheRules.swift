@@ -107,7 +107,7 @@ enum CacheRules {
         let parts = vary.split(separator: ",", maxSplits: CacheControl.maxDirectives)
         if parts.count > CacheControl.maxDirectives { return nil }
         for part in parts {
-            let name = part.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = part.trimmingWhitespace().lowercased()
             if name == "*" { return nil }
             if !name.isEmpty, !names.contains(name) { names.append(name) }
         }
@@ -124,7 +124,7 @@ enum CacheRules {
                 continue
             }
             // Whitespace around list members does not change the value (RFC 9111 §4.1).
-            let normalized = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let normalized = value.split(separator: ",").map { $0.trimmingWhitespace() }
                 .joined(separator: ",")
             digests[name] = hex(SHA256.hash(Data(normalized.utf8)))
         }
@@ -290,7 +290,7 @@ enum CacheRules {
 
     /// The stored response's strong `ETag`, when it has one fit to send.
     static func strongETag(of entry: CachedResponse) -> String? {
-        guard let tag = entry.header("ETag")?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\""),
+        guard let tag = entry.header("ETag")?.trimmingWhitespace(), tag.hasPrefix("\""),
             isSafeHeaderValue(tag)
         else { return nil }
         return tag
@@ -300,7 +300,7 @@ enum CacheRules {
     /// stored for other credentials needs.
     static func confirms(_ entry: CachedResponse, notModified headers: [String: String]) -> Bool {
         guard let stored = strongETag(of: entry) else { return false }
-        return header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces) == stored
+        return header("ETag", in: headers)?.trimmingWhitespace() == stored
     }
 
     /// Whether the request sent was made conditional by the cache.
@@ -324,8 +324,8 @@ enum CacheRules {
     /// strong one compared strongly, a weak one weakly: a `W/"x"` does not freshen a body stored
     /// as `W/"y"`; found by review), and the `Last-Modified` it names, if any, is the entry's.
     static func selects(_ entry: CachedResponse, notModified headers: [String: String]) -> Bool {
-        if let tag = header("ETag", in: headers)?.trimmingCharacters(in: .whitespaces) {
-            guard let stored = entry.header("ETag")?.trimmingCharacters(in: .whitespaces) else { return false }
+        if let tag = header("ETag", in: headers)?.trimmingWhitespace() {
+            guard let stored = entry.header("ETag")?.trimmingWhitespace() else { return false }
             if !tag.hasPrefix("W/") { return stored == tag }
             func opaque(_ tag: String) -> Substring { tag.hasPrefix("W/") ? tag.dropFirst(2) : Substring(tag) }
             return opaque(stored) == opaque(tag)

@@ -189,10 +189,8 @@ extension HTTPCache {
         var metrics = transfer ?? TransferMetrics()
         metrics.cacheStatus = status
         return Response(
-            statusCode: entry.statusCode, data: entry.body, request: request,
-            response: HTTPURLResponse(
-                url: entry.url, statusCode: entry.statusCode, httpVersion: nil, headerFields: fields),
-            transferMetrics: metrics)
+            cachedStatusCode: entry.statusCode, data: entry.body, request: request, url: entry.url,
+            headerFields: fields, transferMetrics: metrics)
     }
 
     static func headers(of response: Response) -> [String: String] {

@@ -167,7 +167,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// `Retry-After`: delay-seconds or an HTTP date (RFC 9110 §10.2.3). A date in the past means now.
     static func retryAfter(_ header: String, now: Date) -> Duration? {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmingWhitespace()
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // All digits: a number of seconds, however large (saturating).
             return duration(seconds: Double(text) ?? .infinity)

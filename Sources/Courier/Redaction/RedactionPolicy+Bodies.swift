@@ -68,14 +68,14 @@ extension RedactionPolicy {
 
     /// `application/json; charset=utf-8` → `application/json`.
     static func mediaType(_ contentType: String) -> String {
-        String(contentType.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces)
+        String(contentType.split(separator: ";", maxSplits: 1).first ?? "").trimmingWhitespace()
             .lowercased()
     }
 
     /// A parameter of a header value (`boundary=…`, `name="…"`), unquoted.
     static func parameter(_ name: String, in value: String) -> String? {
         for part in value.split(separator: ";").dropFirst() {
-            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
             guard pair.count == 2, pair[0].lowercased() == name else { continue }
             var value = Substring(pair[1])
             if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
@@ -196,7 +196,7 @@ extension RedactionPolicy {
             let line = String(decoding: bytes[lineStart..<end], as: UTF8.self)
             if let colon = line.firstIndex(of: ":") {
                 headers[line[..<colon].lowercased()] = line[line.index(after: colon)...]
-                    .trimmingCharacters(in: .whitespaces)
+                    .trimmingWhitespace()
             }
             lineStart = lineEnd + 1
         }

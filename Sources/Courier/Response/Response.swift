@@ -192,6 +192,20 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
         if let transferMetrics { annotations = Annotations(transferMetrics: transferMetrics, metrics: nil) }
     }
 
+    /// An answer from the HTTP cache: the head built when first read, as a transport's is (issue
+    /// 29: building the `HTTPURLResponse` for every fresh hit was ~59,000 instructions on Linux),
+    /// and ``httpVersion`` `nil` (the stored response does not say which protocol brought it).
+    init(
+        cachedStatusCode statusCode: Int, data: Data, request: URLRequest, url: URL, headerFields: [String: String],
+        transferMetrics: TransferMetrics
+    ) {
+        let head = LazyHTTPResponse(
+            url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headerFields.lazy.map { ($0, $1) })
+        storage = Storage(
+            statusCode: statusCode, data: data, request: request, head: .lazy(head), fileURL: nil, httpVersion: nil)
+        annotations = Annotations(transferMetrics: transferMetrics, metrics: nil)
+    }
+
     /// A sample (stub) answer without headers: the `HTTPURLResponse` (`HTTP/1.1`, no header fields)
     /// is built the first time ``response`` is read, as for a transport's head, and ``httpVersion``
     /// stays `nil` (a stub does not say). Issue 29: building it for every stubbed request was a

@@ -241,7 +241,7 @@ enum SuggestedFileName {
         while !characters.isEmpty {
             characters = characters.drop { $0 == " " || $0 == "\t" || $0 == ";" }
             let keyEnd = characters.firstIndex { $0 == "=" || $0 == ";" } ?? characters.endIndex
-            let key = characters[..<keyEnd].trimmingCharacters(in: .whitespaces).lowercased()
+            let key = characters[..<keyEnd].trimmingWhitespace().lowercased()
             characters = characters[keyEnd...]
             guard characters.first == "=" else { continue }
             characters = characters.dropFirst().drop { $0 == " " || $0 == "\t" }
@@ -265,7 +265,7 @@ enum SuggestedFileName {
                 characters = characters.drop { $0 != ";" }
             } else {
                 let end = characters.firstIndex(of: ";") ?? characters.endIndex
-                value = characters[..<end].trimmingCharacters(in: .whitespaces)
+                value = characters[..<end].trimmingWhitespace()
                 characters = characters[end...]
             }
             if !key.isEmpty { result.append((key, value)) }

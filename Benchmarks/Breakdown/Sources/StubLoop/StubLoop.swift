@@ -1,12 +1,13 @@
 // Stubbed requests through Courier's whole pipeline (`Small`, the StubbedPipeline benchmark's
-// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|builtin|traffic|wire|auth|transport]` runs N requests
+// target), for callgrind: `StubLoop N [decode|rawdecode|plugins|builtin|traffic|wire|auth|cache|transport]` runs N requests
 // after 200 warm-up requests (`decode`: each body mapped with `Response.map`; `rawdecode`: no
 // request, the sample decoded by a new `JSONDecoder` as an app would without Courier; `plugins`: with the three plugins of
 // StubbedPipeline's `StubbedRequestThreePlugins`; `traffic`: with `TrafficPolicy.default`, whose limits are never reached here;
 // `wire`: not stubbed, through the transport path to `MemoryTransport`, which answers at once as a
 // transport does, head, body and metrics; `builtin`: `wire` with the three built-in plugins an app
 // adds (an `AccessTokenPlugin`, a `NetworkActivityPlugin` and a `NetworkLoggerPlugin` with its
-// default options writing to a closure that drops the line); `auth`: `wire` with each request signed by an
+// default options writing to a closure that drops the line); `cache`: `wire` with an `HTTPCache`
+// in memory and answers fresh for an hour, so every measured request is a fresh hit; `auth`: `wire` with each request signed by an
 // `Authentication` (a bearer token, never refused: what signing adds); `transport`: `MemoryTransport.send` alone, no provider,
 // so `wire` minus `transport` is what a provider adds to a transport).
 // scripts/bench-breakdown runs it twice (N and 2N) and subtracts, so start-up and warm-up cancel.
@@ -31,6 +32,21 @@ func builtInPlugins() -> [any Plugin] {
         AccessTokenPlugin { _ in "token" }, NetworkActivityPlugin(),
         NetworkLoggerPlugin(configuration: NetworkLoggerPlugin.Configuration(output: { _ in })),
     ]
+}
+
+/// `MemoryTransport`'s answer, fresh for an hour (`Cache-Control: max-age=3600`).
+struct FreshForAnHour: Transport {
+    let body = Data(#"{"id":1,"name":"courier"}"#.utf8)
+
+    func send(_ transfer: Transfer) async throws -> Response {
+        try transfer.checkDestination()
+        let request = transfer.request
+        guard let url = request.url else { throw URLError(.badURL) }
+        let fields = [
+            ("Content-Type", "application/json"), ("Content-Length", "25"), ("Cache-Control", "max-age=3600"),
+        ]
+        return Response(statusCode: 200, data: body, request: request, url: url, headerFields: fields)
+    }
 }
 
 /// Signs with `Authorization: Bearer <token>`; never refreshes (the transport never refuses).
@@ -78,7 +94,8 @@ enum StubLoop {
         let traffic = arguments.count > 2 && arguments[2] == "traffic"
         let signed = arguments.count > 2 && arguments[2] == "auth"
         let builtin = arguments.count > 2 && arguments[2] == "builtin"
-        let wire = signed || builtin || (arguments.count > 2 && arguments[2] == "wire")
+        let cached = arguments.count > 2 && arguments[2] == "cache"
+        let wire = signed || builtin || cached || (arguments.count > 2 && arguments[2] == "wire")
         let transportAlone = arguments.count > 2 && arguments[2] == "transport"
         let decodeAlone = arguments.count > 2 && arguments[2] == "rawdecode"
         let plugins = arguments.count > 2 && arguments[2] == "plugins"
@@ -87,10 +104,12 @@ enum StubLoop {
         let loop: @Sendable () async -> Void = {
             let transport = MemoryTransport()
             let provider = Provider<Small>(
-                stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub, transport: transport,
+                stubClosure: wire ? Provider.neverStub : Provider.immediatelyStub,
+                transport: cached ? FreshForAnHour() : transport,
                 plugins: plugins ? threePlugins() : builtin ? builtInPlugins() : [],
                 traffic: traffic ? TrafficPolicy.default : nil,
-                authentication: signed ? Authentication(BearerToken(), credential: "token") : nil)
+                authentication: signed ? Authentication(BearerToken(), credential: "token") : nil,
+                cache: cached ? HTTPCache() : nil)
             let target = Small()
             do {
                 if decodeAlone {

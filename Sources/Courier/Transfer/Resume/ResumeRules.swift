@@ -44,12 +44,12 @@ enum ResumeRules {
     /// byte ranges count encoded bytes, and the file holds decoded ones.
     static func validator(_ header: (String) -> String?) -> String? {
         if let encoding = header("Content-Encoding"), !isIdentity(encoding) { return nil }
-        if let etag = header("ETag")?.trimmingCharacters(in: .whitespaces), !etag.isEmpty {
+        if let etag = header("ETag")?.trimmingWhitespace(), !etag.isEmpty {
             return isStrongETag(etag) ? etag : nil
         }
         guard let text = header("Last-Modified"), let modified = HTTPDate.parse(text) else { return nil }
         if let date = header("Date").flatMap(HTTPDate.parse), date.timeIntervalSince(modified) < 1 { return nil }
-        return text.trimmingCharacters(in: .whitespaces)
+        return text.trimmingWhitespace()
     }
 
     /// A quoted opaque tag without the weak prefix, printable ASCII only (it is sent back as a
@@ -95,13 +95,13 @@ enum ResumeRules {
             if let encoding = header("Content-Encoding"), !isIdentity(encoding) {
                 return .restart("an encoded 206")
             }
-            if let etag = header("ETag")?.trimmingCharacters(in: .whitespaces), offer.validator.hasPrefix("\""),
+            if let etag = header("ETag")?.trimmingWhitespace(), offer.validator.hasPrefix("\""),
                 etag != offer.validator
             {
                 return .restart("the entity changed (ETag \(etag))")
             }
             if !offer.validator.hasPrefix("\""), let modified = header("Last-Modified"),
-                modified.trimmingCharacters(in: .whitespaces) != offer.validator
+                modified.trimmingWhitespace() != offer.validator
             {
                 return .restart("the entity changed (Last-Modified \(modified))")
             }
@@ -116,7 +116,7 @@ enum ResumeRules {
     }
 
     private static func isIdentity(_ encoding: String) -> Bool {
-        let value = encoding.trimmingCharacters(in: .whitespaces).lowercased()
+        let value = encoding.trimmingWhitespace().lowercased()
         return value.isEmpty || value == "identity"
     }
 }
@@ -130,9 +130,9 @@ struct ContentRange: Sendable, Hashable {
     let total: Int64?
 
     init?(_ header: String) {
-        let text = header.trimmingCharacters(in: .whitespaces)
+        let text = header.trimmingWhitespace()
         guard text.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = text.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        let spec = text.dropFirst(6).trimmingWhitespace()
         let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2 else { return nil }
         let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
