@@ -396,6 +396,29 @@ import Testing
         #expect(CacheRules.key(for: URL(string: "ftp://example.com/a")!) == nil)
     }
 
+    /// A URL already in the key's form is keyed off its text (issue 29), with the key
+    /// `URLComponents` gives; any other goes through `URLComponents`.
+    @Test(arguments: [
+        "https://api.example.com/v1/items/1", "http://127.0.0.1:8080/a?b=1&c=%20", "https://h.test",
+        "https://h.test/?", "https://user:pw@h.test:443/p;x?q=A#f", "https://H.test/A", "HTTP://h.test/",
+        "https://[::1]:8/x", "https://h%41.test/", "https://xn--bcher-kva.example/%C3%A4", "http:///nohost",
+        "https://h.test/a/../b/./c?X=Y",
+    ])
+    func plainKeysAreTheKeysURLComponentsGives(text: String) throws {
+        let url = try #require(URL(string: text))
+        let normalized = CacheRules.normalizedKey(for: url)
+        if let plain = CacheRules.plainKey(for: url.absoluteString) {
+            #expect(plain == normalized)
+        }
+        #expect(CacheRules.key(for: url) == normalized)
+        let plainForm = [
+            "https://api.example.com/v1/items/1", "http://127.0.0.1:8080/a?b=1&c=%20", "https://h.test",
+            "https://h.test/?", "https://xn--bcher-kva.example/%C3%A4", "http:///nohost",
+            "https://h.test/a/../b/./c?X=Y",
+        ]
+        #expect((CacheRules.plainKey(for: url.absoluteString) != nil) == plainForm.contains(text))
+    }
+
     @Test func hostileCacheControlIsBounded() {
         let huge = Array(repeating: "no-store", count: 100_000).joined(separator: ",") + ",max-age=5"
         let directives = CacheControl(huge)

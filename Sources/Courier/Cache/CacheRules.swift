@@ -23,6 +23,41 @@ enum CacheRules {
     /// The storage key of a `GET` for `url`: the method and the URL without its fragment. `nil`
     /// for a URL that is not `http` or `https`.
     static func key(for url: URL) -> String? {
+        if let key = plainKey(for: url.absoluteString) { return key }
+        return normalizedKey(for: url)
+    }
+
+    /// The key of a URL whose text is already in the key's form, read off its text (issue 29:
+    /// through `URLComponents`, whose host setter runs IDNA, the key was ~17,000 instructions of
+    /// every cached request): ASCII, no fragment, a lowercase `http` or `https` scheme and an
+    /// authority without capitals, escapes or brackets. `nil` for anything else, which
+    /// ``normalizedKey(for:)`` reads; both give one key for one URL.
+    static func plainKey(for text: String) -> String? {
+        let bytes = text.utf8
+        let scheme: Int
+        if bytes.starts(with: "https://".utf8) {
+            scheme = 8
+        } else if bytes.starts(with: "http://".utf8) {
+            scheme = 7
+        } else {
+            return nil
+        }
+        var inAuthority = true
+        for (offset, byte) in bytes.enumerated() {
+            if byte >= 0x80 || byte == UInt8(ascii: "#") { return nil }
+            guard inAuthority, offset >= scheme else { continue }
+            switch byte {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"): inAuthority = false
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "%"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                return nil
+            default: continue
+            }
+        }
+        return "GET " + text
+    }
+
+    /// The key through `URLComponents`: scheme and host lowercased, the fragment dropped.
+    static func normalizedKey(for url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { return nil }
@@ -175,8 +210,11 @@ enum CacheRules {
     /// How long the response is fresh for, in seconds (RFC 9111 §4.2.1): `max-age`, else
     /// `Expires` − `Date`, else 10% of the time since `Last-Modified` for heuristically cacheable
     /// statuses, at most `heuristicCap`. `s-maxage` is for shared caches and is ignored.
-    static func freshnessLifetime(_ entry: CachedResponse, heuristicCap: TimeInterval) -> TimeInterval {
-        let directives = CacheControl(entry.header("Cache-Control"))
+    /// `directives`: the entry's `Cache-Control`, when the caller has parsed it already.
+    static func freshnessLifetime(
+        _ entry: CachedResponse, heuristicCap: TimeInterval, directives: CacheControl? = nil
+    ) -> TimeInterval {
+        let directives = directives ?? CacheControl(entry.header("Cache-Control"))
         if let maxAge = directives.maxAge { return TimeInterval(maxAge) }
         let date = HTTPDate.parse(entry.header("Date")) ?? entry.responseTime
         if let expires = entry.header("Expires") {
@@ -258,7 +296,7 @@ enum CacheRules {
         let directives = CacheControl(usable.header("Cache-Control"))
         let age = currentAge(usable, now: now)
         let fresh =
-            freshnessLifetime(usable, heuristicCap: heuristicCap) > age && !directives.noCache
+            freshnessLifetime(usable, heuristicCap: heuristicCap, directives: directives) > age && !directives.noCache
             && !requestDirectives.noCache && requestDirectives.maxAge.map { age <= TimeInterval($0) } ?? true
         if fresh { return .answer(usable) }
         if requestDirectives.onlyIfCached { return .miss }
