@@ -276,7 +276,12 @@ enum CacheRules {
         // A request with validators or a range of its own is the caller's: it gets the server's
         // answer as is.
         let own = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
-        if own.contains(where: { request.value(forHTTPHeaderField: $0) != nil }) { return .send(request, stored: nil) }
+        // One pass over the request's fields, not six case-insensitive look-ups through
+        // FoundationNetworking (issue 29: a request on a cache hit usually has none of them).
+        let fields = request.allHTTPHeaderFields ?? [:]
+        if fields.keys.contains(where: { name in own.contains { ASCII.equalIgnoringCase($0, name) } }) {
+            return .send(request, stored: nil)
+        }
         guard let usable else {
             if requestDirectives.onlyIfCached { return .miss }
             // Stored for other credentials: never an answer, but this request's own credentials
