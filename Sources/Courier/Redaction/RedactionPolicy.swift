@@ -197,47 +197,65 @@ public struct RedactionPolicy: Sendable, Hashable {
     private static let placeholderAllowed = CharacterSet.urlQueryAllowed.subtracting(
         CharacterSet(charactersIn: "&=+#@:/?"))
 
-    /// Read as UTF-8, the delimiters being ASCII (issue 29: searching the text by `Character` and
-    /// through Foundation's `range(of:)` cost ~51,000 instructions for a short URL, twice a request
-    /// under `NetworkLoggerPlugin`). A URL with nothing to redact is returned as it is.
+    /// Read as UTF-8, the delimiters being ASCII, as a server reads them (issue 29: searching the
+    /// text by `Character` and through Foundation's `range(of:)` cost ~51,000 instructions for a
+    /// short URL, twice a request under `NetworkLoggerPlugin`). A URL with nothing to redact is
+    /// returned as it is.
+    ///
+    /// The user info is found first, on the whole text: everything between `://` and the last `@`
+    /// before the first `/` after it, even across a `?` or `#` (an unescaped `?` in a password,
+    /// or one with a combining mark after it, hid the `@` behind a query: found by review). A
+    /// query right after the host that holds an `@` (`https://host?email=a@b`) is hidden with it,
+    /// the safe side of an ambiguous text. The query and the fragment are read after the user info.
     private func redactURL(_ text: String, placeholder: String) -> String {
         let bytes = text.utf8
+        var result: String?
+        var rest = bytes.startIndex
+        if let (authorityStart, at) = Self.userInfo(in: bytes) {
+            result = String(text[..<authorityStart]) + placeholder
+            rest = at
+        }
         var end = bytes.endIndex
         var fragment: Substring?
-        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) {
+        if let hash = bytes[rest...].firstIndex(of: UInt8(ascii: "#")) {
             fragment = text[bytes.index(after: hash)...]
             end = hash
         }
         var query: Substring?
-        if let mark = bytes[..<end].firstIndex(of: UInt8(ascii: "?")) {
+        if let mark = bytes[rest..<end].firstIndex(of: UInt8(ascii: "?")) {
             query = text[bytes.index(after: mark)..<end]
             end = mark
         }
-        let userInfoRedacted = Self.redactingUserInfo(text[..<end], placeholder: placeholder)
-        if userInfoRedacted == nil, query == nil, fragment == nil { return text }
-        var result = userInfoRedacted ?? String(text[..<end])
+        if result == nil, query == nil, fragment == nil { return text }
+        var written = result ?? ""
+        written += text[rest..<end]
         if let query {
-            result += "?"
-            result += redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem)
+            written += "?"
+            written += redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem)
         }
         if let fragment {
-            // `#access_token=…&state=…` (OAuth implicit grant); a plain `#section` has no `=`. A
-            // client-side route's own query (`#/callback?access_token=…`, a hash router) is read
-            // after its `?` (found by review: the first name was read as `/callback?access_token`).
-            result += "#"
-            let fragmentBytes = fragment.utf8
-            if !fragmentBytes.contains(UInt8(ascii: "=")) {
-                result += fragment
-            } else if let mark = fragmentBytes.firstIndex(of: UInt8(ascii: "?")) {
-                result += fragment[...mark]
-                result += redactPairs(
-                    fragment[fragmentBytes.index(after: mark)...], placeholder: placeholder, isSecret: isSecretQueryItem
-                )
-            } else {
-                result += redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem)
-            }
+            written += "#"
+            written += redactFragment(fragment, placeholder: placeholder)
         }
-        return result
+        return written
+    }
+
+    /// `#access_token=…&state=…` (OAuth implicit grant) is read as pairs; a plain `#section` has no
+    /// `=`. A client-side route's own query (`#/callback?access_token=…`, a hash router) is read
+    /// after its `?` (found by review: the first name was read as `/callback?access_token`), but
+    /// only when no `=` comes before that `?`: in `#access_token=…&state=/home?tab=1` the `?` is
+    /// in a value (found by review: the token was written out).
+    private func redactFragment(_ fragment: Substring, placeholder: String) -> String {
+        let bytes = fragment.utf8
+        guard let firstEquals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return String(fragment) }
+        if let mark = bytes[..<firstEquals].firstIndex(of: UInt8(ascii: "?")) {
+            let afterMark = bytes.index(after: mark)
+            // Up to the byte after `?`: `fragment[...mark]` would take a combining mark after the
+            // `?` with it, and the pairs after would write it again (found by review).
+            return String(fragment[..<afterMark])
+                + redactPairs(fragment[afterMark...], placeholder: placeholder, isSecret: isSecretQueryItem)
+        }
+        return redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem)
     }
 
     /// `name=value&…` with the values of secret names replaced; names are percent-decoded
@@ -272,23 +290,28 @@ public struct RedactionPolicy: Sendable, Hashable {
         return String(decoding: PercentEncoding.lenientlyDecoded(spaced), as: UTF8.self)
     }
 
-    /// `scheme://user:secret@host/…` becomes `scheme://<placeholder>@host/…`.
-    /// `nil` when `text` has no user info (no `@` in the authority after `://`).
-    private static func redactingUserInfo(_ text: Substring, placeholder: String) -> String? {
-        let bytes = text.utf8
+    /// Where the user info of `scheme://user:secret@host/…` starts (after `://`) and where the
+    /// `@` that ends it is: the last `@` before the first `/` after `://`. `nil` when there is none.
+    private static func userInfo(in bytes: String.UTF8View) -> (start: String.Index, at: String.Index)? {
         guard let authorityStart = endOfSchemeSeparator(in: bytes) else { return nil }
         let authorityEnd = bytes[authorityStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
         guard let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return nil }
-        return String(text[..<authorityStart]) + placeholder + String(text[at...])
+        return (authorityStart, at)
     }
 
-    /// Where the first `://` in `bytes` ends.
-    private static func endOfSchemeSeparator(in bytes: Substring.UTF8View) -> String.Index? {
-        var from = bytes.startIndex
-        while let colon = bytes[from...].firstIndex(of: UInt8(ascii: ":")) {
-            let after = bytes.index(after: colon)
-            if bytes[after...].starts(with: "//".utf8) { return bytes.index(after, offsetBy: 2) }
-            from = after
+    /// Where the first `://` in `bytes` ends, when it comes before any `?` or `#` (one in a
+    /// query, `?next=https://…`, is not this URL's).
+    private static func endOfSchemeSeparator(in bytes: String.UTF8View) -> String.Index? {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            switch bytes[index] {
+            case UInt8(ascii: "?"), UInt8(ascii: "#"): return nil
+            case UInt8(ascii: ":"):
+                let after = bytes.index(after: index)
+                if bytes[after...].starts(with: "//".utf8) { return bytes.index(after, offsetBy: 2) }
+            default: break
+            }
+            index = bytes.index(after: index)
         }
         return nil
     }
