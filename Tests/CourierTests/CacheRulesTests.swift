@@ -463,6 +463,39 @@ import Testing
         #expect("".trimmingWhitespace().isEmpty)
         #expect("é".trimmingWhitespace() == "é")
         #expect(" \"etag\" "[...].trimmingWhitespace() == "\"etag\"")
+        // Scalar by scalar, as Foundation's `.whitespaces` (found by review): not line breaks, and
+        // a space with a combining mark after it loses only the space.
+        #expect("\u{0B}x\u{0C}".trimmingWhitespace() == "\u{0B}x\u{0C}")
+        #expect("\u{2028}x\u{85}\u{2029}".trimmingWhitespace() == "\u{2028}x\u{85}\u{2029}")
+        #expect(" \u{301}b ".trimmingWhitespace() == "\u{301}b")
+        for text in [" \u{0B}a\t", "\u{3000}\u{301}\u{2028} ", " \u{00A0}\u{1680}\u{202F}", "\r\n x \n"] {
+            #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespaces))
+        }
+    }
+
+    /// A list member's combining mark is part of its value: `"a, \u{301}b"` and `"a,b"` are told
+    /// apart by `Vary` (found by review: one digest for both).
+    @Test func aCombiningMarkIsPartOfAVaryValue() {
+        let digests = ["a, \u{301}b", "a,b"].map { value in
+            var request = URLRequest(url: URL(string: "https://x.example/")!)
+            request.setValue(value, forHTTPHeaderField: "Accept-Language")
+            return CacheRules.varyDigests(names: ["accept-language"], request: request)
+        }
+        #expect(digests[0] != digests[1])
+    }
+
+    /// A quoted string left open hides what follows its quote, so the header is read as
+    /// `no-store` and `no-cache` (found by review: `no-store` was missed after `x="\u{301}`).
+    @Test(arguments: [#"max-age=86400, x="\#u{301}, no-store"#, #"max-age=86400, private="a, no-store"#])
+    func aQuoteLeftOpenIsReadAsNoStore(header: String) {
+        let directives = CacheControl(header)
+        #expect(directives.noStore)
+        #expect(directives.noCache)
+        #expect(
+            !CacheRules.isStorable(
+                request: Self.request(), statusCode: 200, headers: ["Cache-Control": header], policy: .protocolRules))
+        let closed = CacheControl(#"max-age=86400, private="a, b", public"#)
+        #expect(!closed.noStore && closed.isPublic && closed.maxAge == 86400)
     }
 
     /// A directive past the bound is not missed: the header counts as `no-store` (failed before: the
