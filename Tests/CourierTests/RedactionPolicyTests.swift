@@ -89,11 +89,38 @@ import Testing
         // A combining mark after the router's `?` is written once.
         ("https://x/#/cb?\u{301}a=1&token=T", "https://x/#/cb?\u{301}a=1&token=<redacted>"),
         ("https://x/#access_token=T&s=?\u{301}", "https://x/#access_token=<redacted>&s=?\u{301}"),
+        // Second review: what follows an `@` in a query or fragment right after the host is still
+        // read as that query or fragment.
+        ("https://host?email=a@b.example&token=T", "https://<redacted>@b.example&token=<redacted>"),
+        ("https://app.example#state=a@b&access_token=T", "https://<redacted>@b&access_token=<redacted>"),
+        ("https://host?hint=me@x.com/&code=T#k", "https://<redacted>@x.com/&code=<redacted>#k"),
+        // User info without a literal `://`, read as browsers read it.
+        ("//user:pw@host/p", "//<redacted>@host/p"),
+        ("https:/user:pw@host/", "https:/<redacted>@host/"),
+        ("https:\\user:pw@host/", "https:\\<redacted>@host/"),
+        ("HTTPS:\t//user:pw@host/", "HTTPS:\t//<redacted>@host/"),
+        ("https:user:pw@host/", "https:<redacted>@host/"),
+        // Routes with parameters, or a second `#`.
+        ("https://app/#/callback#access_token=T", "https://app/#/callback#access_token=<redacted>"),
+        ("https://app/#/cb;x=1?access_token=T", "https://app/#/cb;x=1?access_token=<redacted>"),
+        // An index is not the key: `token[0]` is `token`.
+        ("https://x/?token[0]=T&a[1][2]=3", "https://x/?token[0]=<redacted>&a[1][2]=3"),
     ])
     func reviewedURLsGiveNothingAway(text: String, expected: String) {
+        #expect(!text.contains("<redacted>"))
         let written = RedactionPolicy.default.url(text)
         #expect(written == expected)
         #expect(!written.contains("T&") && !written.hasSuffix("=T") && !written.contains(":p"))
+    }
+
+    /// Nothing secret, nothing added: an empty user info, a path with an `@`, a non-special
+    /// scheme without `//`.
+    @Test(arguments: [
+        "https://@host/", "https://example.com/@ada", "mailto:ada@example.com", "urn:x:a@b", "//host/a@b",
+        "https://host/#a=1;b=2?c=3#d", "x@y", "",
+    ])
+    func urlsWithNothingSecretAreReturnedAsTheyAre(text: String) {
+        #expect(RedactionPolicy.default.url(text) == text)
     }
 
     /// A name is read up to its first `=` byte, as a server splits it: in `x=\u{301}[token]=S` the

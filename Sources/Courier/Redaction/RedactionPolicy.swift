@@ -123,14 +123,16 @@ public struct RedactionPolicy: Sendable, Hashable {
     // MARK: Names
 
     /// A name as the policy compares it: its innermost bracketed key (`user[password]` →
-    /// `password`), lower-cased, without `-` and `_`.
+    /// `password`) that is not an index (`token[0]` → `token`, as PHP and Rails read it),
+    /// lower-cased, without `-` and `_`.
     /// - Parameter name: A header, query item, form field or JSON member name.
     /// - Returns: The comparable form: `X-Api-Key`, `api_key` and `apiKey` all give `apikey`.
     public static func comparableName(_ name: some StringProtocol) -> String {
         var key = Substring(name)
         if key.last == "]" || key.contains("[") {
             let parts = key.split(whereSeparator: { $0 == "[" || $0 == "]" })
-            key = parts.last ?? key
+            let isIndex = { (part: Substring) in part.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+            key = parts.last(where: { !isIndex($0) }) ?? parts.last ?? key
         }
         return String(key.lowercased().filter { $0 != "-" && $0 != "_" })
     }
@@ -202,18 +204,30 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// short URL, twice a request under `NetworkLoggerPlugin`). A URL with nothing to redact is
     /// returned as it is.
     ///
-    /// The user info is found first, on the whole text: everything between `://` and the last `@`
-    /// before the first `/` after it, even across a `?` or `#` (an unescaped `?` in a password,
-    /// or one with a combining mark after it, hid the `@` behind a query: found by review). A
-    /// query right after the host that holds an `@` (`https://host?email=a@b`) is hidden with it,
-    /// the safe side of an ambiguous text. The query and the fragment are read after the user info.
+    /// The user info is found first, on the whole text (``userInfo(in:)``), even across a `?` or
+    /// `#` (an unescaped `?` in a password, or one with a combining mark after it, hid the `@`
+    /// behind a query: found by review). A query right after the host that holds an `@`
+    /// (`https://host?email=a@b`) is hidden up to that `@`, the safe side of an ambiguous text, and
+    /// what follows the `@` is still read as that query (or fragment).
     private func redactURL(_ text: String, placeholder: String) -> String {
         let bytes = text.utf8
-        var result: String?
+        var written: String?
         var rest = bytes.startIndex
-        if let (authorityStart, at) = Self.userInfo(in: bytes) {
-            result = String(text[..<authorityStart]) + placeholder
+        // Where the text after the user info continues: the path, or a query or fragment the
+        // user info's span began.
+        var continues = UInt8(ascii: "/")
+        if let (start, at) = Self.userInfo(in: bytes) {
+            written = String(text[..<start]) + placeholder
             rest = at
+            let span = bytes[start..<at]
+            if span.contains(UInt8(ascii: "#")) {
+                continues = UInt8(ascii: "#")
+            } else if span.contains(UInt8(ascii: "?")) {
+                continues = UInt8(ascii: "?")
+            }
+        }
+        if let written, continues == UInt8(ascii: "#") {
+            return written + redactFragment(text[rest...], placeholder: placeholder)
         }
         var end = bytes.endIndex
         var fragment: Substring?
@@ -222,50 +236,56 @@ public struct RedactionPolicy: Sendable, Hashable {
             end = hash
         }
         var query: Substring?
-        if let mark = bytes[rest..<end].firstIndex(of: UInt8(ascii: "?")) {
+        if continues == UInt8(ascii: "?") {
+            query = text[rest..<end]
+            end = rest
+        } else if let mark = bytes[rest..<end].firstIndex(of: UInt8(ascii: "?")) {
             query = text[bytes.index(after: mark)..<end]
             end = mark
         }
-        if result == nil, query == nil, fragment == nil { return text }
-        var written = result ?? ""
-        written += text[rest..<end]
+        if written == nil, query == nil, fragment == nil { return text }
+        var result = written ?? ""
+        result += text[rest..<end]
         if let query {
-            written += "?"
-            written += redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem)
+            if continues == UInt8(ascii: "?") {
+                // Either a query the `@` was in or the path after a password with a `?` in it
+                // (`user:p?w@host/x?token=T`): a `?` ends a pair too, so both are read.
+                result += redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem, separators: "&?")
+            } else {
+                result += "?"
+                result += redactPairs(query, placeholder: placeholder, isSecret: isSecretQueryItem)
+            }
         }
         if let fragment {
-            written += "#"
-            written += redactFragment(fragment, placeholder: placeholder)
+            result += "#"
+            result += redactFragment(fragment, placeholder: placeholder)
         }
-        return written
+        return result
     }
 
     /// `#access_token=…&state=…` (OAuth implicit grant) is read as pairs; a plain `#section` has no
-    /// `=`. A client-side route's own query (`#/callback?access_token=…`, a hash router) is read
-    /// after its `?` (found by review: the first name was read as `/callback?access_token`), but
-    /// only when no `=` comes before that `?`: in `#access_token=…&state=/home?tab=1` the `?` is
-    /// in a value (found by review: the token was written out).
+    /// `=`. A client-side route's parameters come as pairs too, so in a fragment a pair ends at a
+    /// `?`, `;` or `#` as well as at `&` (found by review: `#/cb?access_token=…`,
+    /// `#/cb;x=1?access_token=…`, `#/callback#access_token=…` and `#access_token=…&state=/home?x`
+    /// each wrote the token out, its name read as part of the route or the `?` taken for the
+    /// route's). A secret value with one of those characters in it is hidden up to that character.
     private func redactFragment(_ fragment: Substring, placeholder: String) -> String {
-        let bytes = fragment.utf8
-        guard let firstEquals = bytes.firstIndex(of: UInt8(ascii: "=")) else { return String(fragment) }
-        if let mark = bytes[..<firstEquals].firstIndex(of: UInt8(ascii: "?")) {
-            let afterMark = bytes.index(after: mark)
-            // Up to the byte after `?`: `fragment[...mark]` would take a combining mark after the
-            // `?` with it, and the pairs after would write it again (found by review).
-            return String(fragment[..<afterMark])
-                + redactPairs(fragment[afterMark...], placeholder: placeholder, isSecret: isSecretQueryItem)
-        }
-        return redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem)
+        guard fragment.utf8.contains(UInt8(ascii: "=")) else { return String(fragment) }
+        return redactPairs(fragment, placeholder: placeholder, isSecret: isSecretQueryItem, separators: "&?;#")
     }
 
     /// `name=value&…` with the values of secret names replaced; names are percent-decoded
-    /// (and `+` read as a space) before they are compared.
-    func redactPairs(_ text: Substring, placeholder: String, isSecret: (String) -> Bool) -> String {
+    /// (and `+` read as a space) before they are compared. `separators`: the ASCII characters
+    /// that end a pair (each written back as it was).
+    func redactPairs(
+        _ text: Substring, placeholder: String, isSecret: (String) -> Bool, separators: StaticString = "&"
+    ) -> String {
+        let ends = UnsafeBufferPointer(start: separators.utf8Start, count: separators.utf8CodeUnitCount)
         let bytes = text.utf8
         var result = ""
         var start = bytes.startIndex
         while true {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            let end = bytes[start...].firstIndex(where: { ends.contains($0) }) ?? bytes.endIndex
             let item = text[start..<end]
             if let equals = item.utf8.firstIndex(of: UInt8(ascii: "=")),
                 isSecret(Self.decodedName(item.utf8[..<equals]))
@@ -277,8 +297,9 @@ public struct RedactionPolicy: Sendable, Hashable {
                 result += item
             }
             guard end != bytes.endIndex else { return result }
-            result += "&"
-            start = bytes.index(after: end)
+            let next = bytes.index(after: end)
+            result += text[end..<next]
+            start = next
         }
     }
 
@@ -290,13 +311,60 @@ public struct RedactionPolicy: Sendable, Hashable {
         return String(decoding: PercentEncoding.lenientlyDecoded(spaced), as: UTF8.self)
     }
 
-    /// Where the user info of `scheme://user:secret@host/…` starts (after `://`) and where the
-    /// `@` that ends it is: the last `@` before the first `/` after `://`. `nil` when there is none.
+    /// Where the user info of `scheme://user:secret@host/…` starts and where the `@` that ends
+    /// it is: the last `@` before the authority's end (the first `/` or `\\` after its start).
+    /// `nil` when there is none, or when the user info is empty (`https://@host/` is left as it is).
+    ///
+    /// The authority starts after the first `://` that comes before any `?` or `#`; after a
+    /// leading `//` (a network-path reference, `//user:pw@host/`); and, for the schemes browsers
+    /// read as special (`http`, `https`, `ws`, `wss`, `ftp`), after `scheme:` and whatever slashes,
+    /// backslashes, tabs and line breaks follow it (`https:/user:pw@host/`,
+    /// `https:\\user:pw@host/`, found by review). The first of these starts with an `@` in
+    /// its authority is used.
     private static func userInfo(in bytes: String.UTF8View) -> (start: String.Index, at: String.Index)? {
-        guard let authorityStart = endOfSchemeSeparator(in: bytes) else { return nil }
-        let authorityEnd = bytes[authorityStart...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-        guard let at = bytes[authorityStart..<authorityEnd].lastIndex(of: UInt8(ascii: "@")) else { return nil }
-        return (authorityStart, at)
+        func at(from start: String.Index?) -> String.Index? {
+            guard let start else { return nil }
+            let end = bytes[start...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") })
+            return bytes[start..<(end ?? bytes.endIndex)].lastIndex(of: UInt8(ascii: "@"))
+        }
+        var found: (start: String.Index, at: String.Index)?
+        if let start = specialAuthorityStart(in: bytes), let at = at(from: start) {
+            found = (start, at)
+        } else if let start = endOfSchemeSeparator(in: bytes), let at = at(from: start) {
+            found = (start, at)
+        }
+        guard let found, found.at > found.start else { return nil }
+        return found
+    }
+
+    /// Where the authority of a network-path reference or of a special scheme's URL starts.
+    private static func specialAuthorityStart(in bytes: String.UTF8View) -> String.Index? {
+        func isSlash(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == 0x09 || byte == 0x0A || byte == 0x0D
+        }
+        func afterSlashes(_ from: String.Index) -> String.Index {
+            bytes[from...].firstIndex(where: { !isSlash($0) }) ?? bytes.endIndex
+        }
+        if bytes.starts(with: "//".utf8) { return afterSlashes(bytes.startIndex) }
+        guard let colon = bytes.firstIndex(where: { !Self.isSchemeByte($0) }), bytes[colon] == UInt8(ascii: ":")
+        else { return nil }
+        let scheme = bytes[..<colon]
+        func isScheme(_ name: StaticString) -> Bool {
+            let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            return scheme.count == name.count && zip(scheme, name).allSatisfy { ASCII.lowercased($0) == $1 }
+        }
+        guard isScheme("http") || isScheme("https") || isScheme("ws") || isScheme("wss") || isScheme("ftp")
+        else { return nil }
+        return afterSlashes(bytes.index(after: colon))
+    }
+
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            true
+        default: false
+        }
     }
 
     /// Where the first `://` in `bytes` ends, when it comes before any `?` or `#` (one in a
