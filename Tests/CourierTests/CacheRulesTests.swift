@@ -468,7 +468,11 @@ import Testing
         #expect("\u{0B}x\u{0C}".trimmingWhitespace() == "\u{0B}x\u{0C}")
         #expect("\u{2028}x\u{85}\u{2029}".trimmingWhitespace() == "\u{2028}x\u{85}\u{2029}")
         #expect(" \u{301}b ".trimmingWhitespace() == "\u{301}b")
-        for text in [" \u{0B}a\t", "\u{3000}\u{301}\u{2028} ", " \u{00A0}\u{1680}\u{202F}", "\r\n x \n"] {
+        for text in [
+            " \u{0B}a\t", "\u{3000}\u{301}\u{2028} ", " \u{00A0}\u{1680}\u{202F}", "\r\n x \n",
+            "\u{200B}max-age=60\u{200B}",
+            "\u{180E}x\u{205F}", "\u{2000}\u{200A}y\u{FEFF}",
+        ] {
             #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespaces))
         }
     }

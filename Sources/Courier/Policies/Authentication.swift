@@ -24,10 +24,11 @@ public protocol Authenticator: Sendable {
     /// Signs a request with the credential (usually: sets `Authorization`).
     ///
     /// Called once for each attempt, outside the ``Authentication`` actor: from many requests at
-    /// once, each in the isolation of the code that sent it (on the main actor for a request sent
-    /// from there). Keep it quick and free of shared mutable state (an authenticator that counts
-    /// or caches in a class of its own must make that safe for concurrent calls); slow work
-    /// (fetching, key derivation) belongs in ``refresh(_:)`` or in the credential itself.
+    /// once, each in its own task on the shared concurrent executor (a provider's entry points
+    /// leave the caller's actor, the main actor included). Keep it quick and free of shared
+    /// mutable state (an authenticator that counts or caches in a class of its own must make that
+    /// safe for concurrent calls); slow work (fetching, key derivation) belongs in
+    /// ``refresh(_:)`` or in the credential itself.
     /// - Parameters:
     ///   - credential: The current credential.
     ///   - request: The request to sign.

@@ -70,9 +70,9 @@ enum ASCII {
 
 extension StringProtocol {
     /// The text without the whitespace at either end, read scalar by scalar as Foundation's
-    /// `trimmingCharacters(in: .whitespaces)` reads header values (the tab and the Unicode space
-    /// separators, category Zs; not line breaks, and a space with a combining mark after it loses
-    /// only the space), without its bridge through `NSString` on Linux (issue 29: ~10,000
+    /// `trimmingCharacters(in: .whitespaces)` reads header values (the tab, the Unicode space
+    /// separators, category Zs, and U+200B; not line breaks, and a space with a combining mark
+    /// after it loses only the space), without its bridge through `NSString` on Linux (issue 29: ~10,000
     /// instructions a call; a cache hit made several). Reading `Character`s instead trimmed a
     /// vertical tab or a line separator, and a space together with its combining mark (found by
     /// review), so `"a, \u{301}b"` and `"a,b"` gave one `Vary` digest.
@@ -92,6 +92,8 @@ extension StringProtocol {
     @inline(__always)
     private static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII { return scalar == " " || scalar == "\t" }
-        return scalar.properties.generalCategory == .spaceSeparator
+        // U+200B ZERO WIDTH SPACE (category Cf) is in Foundation's set too (CoreFoundation's
+        // `isWhitespace`: found by review).
+        return scalar.value == 0x200B || scalar.properties.generalCategory == .spaceSeparator
     }
 }
