@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import CourierTesting
 import Foundation
 import Testing
@@ -121,6 +121,23 @@ import Testing
     ])
     func urlsWithNothingSecretAreReturnedAsTheyAre(text: String) {
         #expect(RedactionPolicy.default.url(text) == text)
+    }
+
+    /// The quick check in front of the full reading: only a text with an `@`, `?` or `#` is read,
+    /// and any one of the three is enough to be read (as text and as a `URL`).
+    @Test func onlyATextWithAnAtAQueryOrAFragmentIsRead() throws {
+        #expect(!RedactionPolicy.mayHoldSecrets("https://api.example.com/v1/items/1"))
+        #expect(!RedactionPolicy.mayHoldSecrets("https://example.com/caf\u{E9}/\u{1F600}"))
+        #expect(!RedactionPolicy.mayHoldSecrets(""))
+        for text in ["https://u:p@h/", "https://h/?token=T", "https://h/#access_token=T", "caf\u{E9}@"] {
+            #expect(RedactionPolicy.mayHoldSecrets(text))
+        }
+        let plain = try #require(URL(string: "https://api.example.com/v1/items/1"))
+        #expect(RedactionPolicy.default.url(plain) == plain)
+        let secret = try #require(URL(string: "https://h/x?token=T#access_token=F"))
+        #expect(
+            RedactionPolicy.default.url(secret).absoluteString
+                == "https://h/x?token=%3Credacted%3E#access_token=%3Credacted%3E")
     }
 
     /// A name is read up to its first `=` byte, as a server splits it: in `x=\u{301}[token]=S` the

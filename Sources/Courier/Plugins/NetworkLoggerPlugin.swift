@@ -169,10 +169,11 @@ public struct NetworkLoggerPlugin: Plugin {
         guard configuration.isEnabled() else { return }
         let options = configuration.options
         var lines: [String] = []
-        var summary: [String] = ["→"]
-        if options.contains(.method) { summary.append(request.httpMethod ?? "GET") }
-        if options.contains(.url) { summary.append(request.url.map(describe) ?? "<no URL>") }
-        if summary.count > 1 { lines.append(summary.joined(separator: " ")) }
+        // One string, not an array joined (issue 29: the line is written for every request).
+        var summary = "→"
+        if options.contains(.method) { summary += " " + (request.httpMethod ?? "GET") }
+        if options.contains(.url) { summary += " " + (request.url.map(describe) ?? "<no URL>") }
+        if options.contains(.method) || options.contains(.url) { lines.append(summary) }
         if options.contains(.requestHeaders) {
             for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
                 lines.append("  \(name): \(redact(name, value))")
@@ -226,11 +227,12 @@ public struct NetworkLoggerPlugin: Plugin {
     private func emit(_ lines: [String], _ context: RequestContext) {
         guard !lines.isEmpty else { return }
         guard configuration.options.contains(.target) else {
-            configuration.output(lines.joined(separator: "\n"))
+            // A single line as it is: no joined copy (the default options write one per hook).
+            configuration.output(lines.count == 1 ? lines[0] : lines.joined(separator: "\n"))
             return
         }
         let prefix = "[#\(context.id.sequence) \(context.targetName)] "
-        configuration.output(lines.map { prefix + $0 }.joined(separator: "\n"))
+        configuration.output(lines.count == 1 ? prefix + lines[0] : lines.map { prefix + $0 }.joined(separator: "\n"))
     }
 
     private func headerLines(_ response: Response) -> [String] {
