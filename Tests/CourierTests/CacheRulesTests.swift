@@ -220,6 +220,15 @@ import Testing
             name: "request Pragma: no-cache", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
             request: ["Pragma": "no-cache"], expected: .send(conditional: true, keepsStored: true)),
         Decision(
+            name: "request cache-control in lowercase", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
+            request: ["cache-control": "no-cache"], expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "request PRAGMA in capitals", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
+            request: ["PRAGMA": "No-Cache"], expected: .send(conditional: true, keepsStored: true)),
+        Decision(
+            name: "request only-if-cached, nothing usable", stored: nil,
+            request: ["cache-control": "only-if-cached"], expected: .miss),
+        Decision(
             name: "request max-age below the age", stored: ["Cache-Control": "max-age=600", "ETag": "\"v1\""],
             request: ["Cache-Control": "max-age=5"], expected: .send(conditional: true, keepsStored: true)),
         Decision(
