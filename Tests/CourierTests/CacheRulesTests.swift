@@ -276,6 +276,28 @@ import Testing
         }
     }
 
+    /// The request's own directives are found whatever the names' case, including names kept as
+    /// given (`allHTTPHeaderFields` assigned whole keeps them on Linux, where `setValue`
+    /// capitalizes them).
+    @Test func theRequestsDirectivesAreFoundInAnyCase() {
+        #expect(CacheRules.requestCacheControl(fields: ["cache-control": "no-cache"]).noCache)
+        #expect(CacheRules.requestCacheControl(fields: ["CACHE-CONTROL": "max-age=5"]).maxAge == 5)
+        #expect(CacheRules.requestCacheControl(fields: ["pragma": "No-Cache"]).noCache)
+        #expect(!CacheRules.requestCacheControl(fields: ["pragma": "no-cache", "Cache-Control": "max-age=9"]).noCache)
+        #expect(!CacheRules.requestCacheControl(fields: ["X-Pragma": "no-cache"]).noCache)
+        var request = URLRequest(url: Self.url)
+        request.allHTTPHeaderFields = ["cache-control": "no-cache"]
+        let stored = Self.entry(["Cache-Control": "max-age=600", "ETag": "\"v1\""])
+        let decision = CacheRules.decide(
+            request, stored: stored, mode: .protocolRules, now: Self.t0.addingTimeInterval(30), heuristicCap: 86_400)
+        guard case .send(let sent, stored: let kept) = decision else {
+            Issue.record("a fresh entry answered a request that said no-cache: \(decision)")
+            return
+        }
+        #expect(kept == stored)
+        #expect(sent.value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
+    }
+
     @Test func conditionalRequestUsesTheStoredValidators() {
         let entry = Self.entry(["ETag": "W/\"v1\"", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"])
         let request = CacheRules.conditional(Self.request(), for: entry)

@@ -135,6 +135,13 @@ import Testing
         }
         let plain = try #require(URL(string: "https://api.example.com/v1/items/1"))
         #expect(RedactionPolicy.default.url(plain) == plain)
+        // Relative to a base with a secret in its query: returned absolute, without the base.
+        let base = try #require(URL(string: "https://h/v1/?token=T"))
+        let relative = try #require(URL(string: "items/1", relativeTo: base))
+        let written = RedactionPolicy.default.url(relative)
+        #expect(written.baseURL == nil)
+        #expect(written.absoluteString == "https://h/v1/items/1")
+        #expect(!"\(written)".contains("token"))
         let secret = try #require(URL(string: "https://h/x?token=T#access_token=F"))
         #expect(
             RedactionPolicy.default.url(secret).absoluteString

@@ -193,15 +193,19 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// - Returns: The redacted URL; the URL itself when the result would not parse.
     public func url(_ url: URL) -> URL {
         let text = url.absoluteString
-        guard Self.mayHoldSecrets(text) else { return url }
+        // A URL relative to a base is returned absolute, as the full reading returns it: its
+        // base's query (`items/1` against `https://h/v1/?token=T`) is not in `absoluteString`,
+        // and must not travel on in `baseURL` (found by review).
+        guard Self.mayHoldSecrets(text) else { return url.baseURL == nil ? url : (URL(string: text) ?? url) }
         let safe = placeholder.addingPercentEncoding(withAllowedCharacters: Self.placeholderAllowed) ?? "redacted"
         return URL(string: redactURL(text, placeholder: safe)) ?? url
     }
 
     /// Whether `text` has an `@`, `?` or `#`: without one it has no user info, query or fragment,
     /// so nothing to redact. One pass over contiguous bytes (issue 29: the logger redacts each
-    /// request's URL twice, and most URLs have none of the three; the full reading below costs
-    /// ~5,000 instructions for a short URL, this ~100).
+    /// request's URL twice, and most URLs have none of the three; skipping the full reading below
+    /// took ~7,000 instructions off each call for a short URL, 73,500 → 59,200 for the built-in
+    /// plugins).
     static func mayHoldSecrets(_ text: String) -> Bool {
         func holds(_ byte: UInt8) -> Bool {
             byte == UInt8(ascii: "@") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
