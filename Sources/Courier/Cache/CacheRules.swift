@@ -281,7 +281,8 @@ enum CacheRules {
         if fields.keys.contains(where: { name in own.contains { ASCII.equalIgnoringCase($0, name) } }) {
             return .send(request, stored: nil)
         }
-        // Read off the same fields: two more look-ups through FoundationNetworking were ~2,000.
+        // Read off the same fields, not by two more look-ups through FoundationNetworking (~130
+        // instructions on a cache hit, measured: small, but exact).
         let requestDirectives = requestCacheControl(fields: fields)
         guard let usable else {
             if requestDirectives.onlyIfCached { return .miss }
@@ -462,6 +463,8 @@ enum CacheRules {
         if let value { headers[name] = value }
     }
 
+    /// The value of the field `name` in `headers`, matched without regard to case: the exact name
+    /// first, which is how almost every stored or built field is spelled.
     static func header(_ name: String, in headers: [String: String]) -> String? {
         if let value = headers[name] { return value }
         return headers.first { ASCII.equalIgnoringCase($0.key, name) }?.value

@@ -49,7 +49,6 @@ public struct CachedResponse: Sendable, Hashable {
 
     /// The value of a header, matched without regard to case.
     func header(_ name: String) -> String? {
-        if let value = headers[name] { return value }
-        return headers.first { ASCII.equalIgnoringCase($0.key, name) }?.value
+        CacheRules.header(name, in: headers)
     }
 }

@@ -184,7 +184,8 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// - Parameter text: The URL, absolute or relative.
     /// - Returns: The redacted text; the rest is unchanged.
     public func url(_ text: String) -> String {
-        redactURL(text, placeholder: placeholder)
+        guard Self.mayHoldSecrets(text) else { return text }
+        return redactURL(text, placeholder: placeholder)
     }
 
     /// The URL with its user info and the values of secret query and fragment items replaced by
@@ -220,7 +221,7 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// Read as UTF-8, the delimiters being ASCII, as a server reads them (issue 29: searching the
     /// text by `Character` and through Foundation's `range(of:)` cost ~51,000 instructions for a
     /// short URL, twice a request under `NetworkLoggerPlugin`). A URL with nothing to redact is
-    /// returned as it is.
+    /// returned as it is by both callers, which check ``mayHoldSecrets(_:)`` once before calling.
     ///
     /// The user info is found first, on the whole text (``userInfo(in:)``), even across a `?` or
     /// `#` (an unescaped `?` in a password, or one with a combining mark after it, hid the `@`
@@ -228,7 +229,6 @@ public struct RedactionPolicy: Sendable, Hashable {
     /// (`https://host?email=a@b`) is hidden up to that `@`, the safe side of an ambiguous text, and
     /// what follows the `@` is still read as that query (or fragment).
     private func redactURL(_ text: String, placeholder: String) -> String {
-        guard Self.mayHoldSecrets(text) else { return text }
         let bytes = text.utf8
         var written: String?
         var rest = bytes.startIndex
