@@ -486,6 +486,54 @@ import Testing
         #expect(CacheControl("max-age=\u{00A0}12\u{00A0}").maxAge == 12)
     }
 
+    /// Directive names are matched as bytes, without regard to ASCII case, and split from their
+    /// argument at the first `=` byte (issue 29), as a server reads them.
+    @Test func directivesAreReadAsBytes() {
+        let shouted = CacheControl("NO-STORE, No-Cache, MUST-REVALIDATE, Private, PUBLIC, Max-Age=5, S-MAXAGE=6")
+        #expect(shouted.noStore && shouted.noCache && shouted.mustRevalidate && shouted.isPrivate && shouted.isPublic)
+        #expect(shouted.maxAge == 5 && shouted.sharedMaxAge == 6)
+        #expect(CacheControl("proxy-revalidate").mustRevalidate)
+        #expect(CacheControl("Only-If-Cached").onlyIfCached)
+        #expect(CacheControl("stale-if-error=30").staleIfError == 30)
+        // Spaces around the name, the `=` and the value; a quoted value; Unicode spaces at the ends.
+        #expect(CacheControl(" max-age = 7 ").maxAge == 7)
+        #expect(CacheControl(#"max-age="8""#).maxAge == 8)
+        #expect(CacheControl(#"max-age=" 9 ""#).maxAge == 9)
+        #expect(CacheControl("\u{00A0}max-age\u{2003}=10").maxAge == 10)
+        #expect(CacheControl("\u{200B}no-store").noStore)
+        // A name that is only like one: not the directive.
+        #expect(!CacheControl("no-storex, xno-store, no-stor, no-store\u{301}").noStore)
+        #expect(CacheControl("max-agé=60").maxAge == nil)
+        // The first `=` byte splits, even with a combining mark after it: a malformed `max-age`,
+        // stale at once, never an unknown name (which would leave the rest to decide freshness).
+        #expect(CacheControl("max-age=\u{301}60, max-age=60").maxAge == 0)
+        #expect(CacheControl(#"max-age=""#).maxAge == 0)
+        #expect(CacheControl("max-age=, public").maxAge == 0)
+        #expect(CacheControl("max-age").maxAge == 0)
+        #expect(CacheControl(#"max-age="60"\#u{301}"#).maxAge == 0)
+        #expect(CacheControl("=max-age, private").maxAge == nil)
+        // A number too large is capped; one with anything but digits after the cap is no number.
+        #expect(CacheControl("max-age=0000000000000000000000000000042").maxAge == 42)
+        #expect(CacheControl("max-age=99999999999999999999999999").maxAge == CacheControl.maxDeltaSeconds)
+        #expect(CacheControl("max-age=99999999999999999999999999x").maxAge == 0)
+        #expect(CacheControl("max-age=-5").maxAge == 0)
+        // Read through Foundation's bridged strings too (an `NSString` on Apple platforms).
+        let bridged = String(NSString(string: "Max-Age=11, NO-STORE"))
+        #expect(CacheControl(bridged).maxAge == 11 && CacheControl(bridged).noStore)
+    }
+
+    /// Whitespace dropped as bytes where it can be, and as ``trimmingWhitespace()`` drops it where a
+    /// non-ASCII scalar begins or ends the text.
+    @Test func whitespaceDroppedWithoutAStringIsTrimmedTheSameWay() {
+        for text in [
+            "", " ", " \t ", "a", " a ", "\ta b\t", "\u{00A0}x\u{2003}", " \u{00A0} x \u{3000} ", "é", " é ",
+            " \u{301}b ", "\u{200B}max-age=60\u{200B}", "\u{0B}x\u{0C}", "x\u{2028}", "😀 ", " \u{FEFF}y",
+        ] {
+            #expect(
+                String(text[...].droppingWhitespace()) == text.trimmingWhitespace(), "\(Array(text.unicodeScalars))")
+        }
+    }
+
     /// Header text trimmed as Foundation's `trimmingCharacters(in: .whitespaces)` did, without it.
     @Test func whitespaceIsTrimmedAtBothEndsOnly() {
         #expect(" \t a b \t ".trimmingWhitespace() == "a b")

@@ -237,8 +237,8 @@ enum CacheRules {
         // A list (repeated fields, joined): its first member (RFC 9111 §5.1), empty members
         // skipped (RFC 9110 §5.6.1). Read whole, it was no number and ignored, so an answer a day
         // old counted as new.
-        let firstAge = entry.header("Age").flatMap { CacheControl.split($0, maxSplits: 1).first }.map(String.init)
-        let ageValue = firstAge.flatMap(CacheControl.deltaSeconds).map(TimeInterval.init) ?? 0
+        let firstAge = entry.header("Age").flatMap { CacheControl.split($0, maxSplits: 1).first }
+        let ageValue = firstAge.flatMap { CacheControl.deltaSeconds($0) }.map(TimeInterval.init) ?? 0
         let responseDelay = max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
         let residentTime = max(0, now.timeIntervalSince(entry.responseTime))

@@ -97,3 +97,25 @@ extension StringProtocol {
         return scalar.value == 0x200B || scalar.properties.generalCategory == .spaceSeparator
     }
 }
+
+extension Substring {
+    /// ``StringProtocol/trimmingWhitespace()`` without making a string: spaces and tabs are dropped
+    /// as bytes, and only a text that then begins or ends with a non-ASCII scalar is read scalar by
+    /// scalar (issue 29: the cache reads its directives on every hit).
+    func droppingWhitespace() -> Substring {
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while start < end, isSpace(bytes[start]) { bytes.formIndex(after: &start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard isSpace(bytes[last]) else { break }
+            end = last
+        }
+        // Only ASCII bytes were passed, so both ends fall on scalar boundaries.
+        let trimmed = self[start..<end]
+        guard start < end, bytes[start] >= 0x80 || bytes[bytes.index(before: end)] >= 0x80 else { return trimmed }
+        return Substring(trimmed.trimmingWhitespace())
+    }
+}
