@@ -511,15 +511,24 @@ import Testing
         #expect(CacheControl("max-age=, public").maxAge == 0)
         #expect(CacheControl("max-age").maxAge == 0)
         #expect(CacheControl(#"max-age="60"\#u{301}"#).maxAge == 0)
-        #expect(CacheControl("=max-age, private").maxAge == nil)
+        // No name but an argument: read as `no-store` and `no-cache`, never skipped (found by
+        // review: `=no-store, max-age=86400` was fresh for a day); a lone `=` is an empty member.
+        for header in ["=no-store, max-age=86400", "max-age=86400,=no-cache", " = x ", #"=" ""#] {
+            #expect(CacheControl(header).noStore && CacheControl(header).noCache, "\(header)")
+        }
+        #expect(!CacheControl("max-age=60, =, = ").noStore)
+        #expect(CacheControl("max-age=60, =, = ").maxAge == 60)
         // A number too large is capped; one with anything but digits after the cap is no number.
         #expect(CacheControl("max-age=0000000000000000000000000000042").maxAge == 42)
         #expect(CacheControl("max-age=99999999999999999999999999").maxAge == CacheControl.maxDeltaSeconds)
         #expect(CacheControl("max-age=99999999999999999999999999x").maxAge == 0)
         #expect(CacheControl("max-age=-5").maxAge == 0)
-        // Read through Foundation's bridged strings too (an `NSString` on Apple platforms).
-        let bridged = String(NSString(string: "Max-Age=11, NO-STORE"))
+        // Read through Foundation's bridged strings too: on Apple platforms an `NSString` with a
+        // non-ASCII character has no contiguous UTF-8, so the copying paths are taken there.
+        let bridged = String(NSString(string: "Max-Age=11, NO-STORE, x=é"))
         #expect(CacheControl(bridged).maxAge == 11 && CacheControl(bridged).noStore)
+        let bridgedName = String(NSString(string: "é=1, Max-Age=12"))
+        #expect(CacheControl(bridgedName).maxAge == 12 && !CacheControl(bridgedName).noStore)
     }
 
     /// Whitespace dropped as bytes where it can be, and as ``trimmingWhitespace()`` drops it where a
@@ -531,6 +540,13 @@ import Testing
         ] {
             #expect(
                 String(text[...].droppingWhitespace()) == text.trimmingWhitespace(), "\(Array(text.unicodeScalars))")
+            // A slice out of a longer text, as the directives are.
+            let longer = "a," + text + ",b"
+            let start = longer.utf8.index(longer.startIndex, offsetBy: 2)
+            let end = longer.utf8.index(longer.endIndex, offsetBy: -2)
+            #expect(
+                String(longer[start..<end].droppingWhitespace()) == text.trimmingWhitespace(),
+                "\(Array(text.unicodeScalars))")
         }
     }
 

@@ -40,10 +40,18 @@ struct CacheControl: Sendable, Hashable {
             // ~4,400, on every cache hit). An `=` with a combining mark after it is still the separator, so
             // `max-age=\u{301}60` is a malformed `max-age` (stale at once), not an unknown name.
             let equals = part.utf8.firstIndex(of: UInt8(ascii: "="))
-            guard let directive = Directive((equals.map { part[..<$0] } ?? part).droppingWhitespace()) else {
+            let name = (equals.map { part[..<$0] } ?? part).droppingWhitespace()
+            let argument = equals.map { Self.unquoted(part[part.utf8.index(after: $0)...]) }
+            guard let directive = Directive(name) else {
+                // No name but an argument (`=no-store`): what it hides cannot be known, so it is
+                // read as `no-store` and `no-cache`, as a quote left open is (found by review: the
+                // argument was read as the name before, and skipping it made the answer fresh).
+                if name.isEmpty, let argument, !argument.isEmpty {
+                    noStore = true
+                    noCache = true
+                }
                 continue
             }
-            let argument = equals.map { Self.unquoted(part[part.utf8.index(after: $0)...]) }
             switch directive {
             case .noStore: noStore = true
             // `no-cache="field"` is read as plain `no-cache`: always revalidate, the strictest reading.

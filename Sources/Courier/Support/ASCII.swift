@@ -99,9 +99,9 @@ extension StringProtocol {
 }
 
 extension Substring {
-    /// ``StringProtocol/trimmingWhitespace()`` without making a string: spaces and tabs are dropped
-    /// as bytes, and only a text that then begins or ends with a non-ASCII scalar is read scalar by
-    /// scalar (issue 29: the cache reads its directives on every hit).
+    /// ``StringProtocol/trimmingWhitespace()``, as a slice: spaces and tabs are dropped as bytes, and
+    /// only a text that then begins or ends with a non-ASCII scalar is read scalar by scalar (and
+    /// copied into a new string). Issue 29: the cache reads its directives on every hit.
     func droppingWhitespace() -> Substring {
         let bytes = utf8
         var start = bytes.startIndex
