@@ -82,6 +82,21 @@ import Testing
         #expect(setup.recorder.statuses == [.network, .hit])
     }
 
+    /// A hit carries the stored fields with one `Age`, the current one, whatever the case of the
+    /// `Age` the origin sent (issue 29: the answer's fields are now written straight into the head).
+    @Test func aHitCarriesTheStoredFieldsWithOneCurrentAge() async throws {
+        let setup = Setup(Origin(headers: ["Cache-Control": "max-age=600", "age": "10", "X-Kept": "yes"]).answer)
+        _ = try await setup.provider.request(Item())
+        setup.clock.advance(by: .seconds(30))
+        let hit = try await setup.provider.request(Item())
+        #expect(hit.cacheStatus == .hit)
+        #expect(hit.value(forHTTPHeaderField: "Age") == "40")
+        #expect(hit.value(forHTTPHeaderField: "x-kept") == "yes")
+        #expect(hit.value(forHTTPHeaderField: "Cache-Control") == "max-age=600")
+        let fields = hit.response?.allHeaderFields.compactMap { $0.key as? String } ?? []
+        #expect(fields.filter { $0.lowercased() == "age" }.count == 1)
+    }
+
     /// A `MultiTarget`'s calls use the wrapped target's cache policy (the pipeline reads it off
     /// the target plugins see, issue 29).
     @Test func aMultiTargetUsesTheWrappedTargetsCachePolicy() async throws {

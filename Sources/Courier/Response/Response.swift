@@ -196,11 +196,11 @@ public struct Response: Sendable, CustomStringConvertible, CustomDebugStringConv
     /// 29: building the `HTTPURLResponse` for every fresh hit was ~59,000 instructions on Linux),
     /// and ``httpVersion`` `nil` (the stored response does not say which protocol brought it).
     init(
-        cachedStatusCode statusCode: Int, data: Data, request: URLRequest, url: URL, headerFields: [String: String],
+        cachedStatusCode statusCode: Int, data: Data, request: URLRequest, url: URL, headerFields: [(String, String)],
         transferMetrics: TransferMetrics
     ) {
         let head = LazyHTTPResponse(
-            url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headerFields.lazy.map { ($0, $1) })
+            url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headerFields)
         storage = Storage(
             statusCode: statusCode, data: data, request: request, head: .lazy(head), fileURL: nil, httpVersion: nil)
         annotations = Annotations(transferMetrics: transferMetrics, metrics: nil)
