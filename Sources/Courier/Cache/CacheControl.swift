@@ -139,15 +139,11 @@ struct CacheControl: Sendable, Hashable {
         case staleIfError, onlyIfCached
 
         init?(_ name: Substring) {
-            // Through the contiguous bytes; a bridged string (a header from Foundation on Apple
-            // platforms) has none and is copied.
-            guard let found = name.utf8.withContiguousStorageIfAvailable(Self.named) ?? Self.named(Array(name.utf8))
-            else { return nil }
+            // `withUTF8` copies only a bridged string (a header from Foundation on Apple
+            // platforms), which has no contiguous bytes.
+            var name = name
+            guard let found = name.withUTF8(Self.named) else { return nil }
             self = found
-        }
-
-        private static func named(_ bytes: [UInt8]) -> Directive? {
-            bytes.withUnsafeBufferPointer(named)
         }
 
         /// The directive `bytes` name, chosen by length first.
@@ -174,9 +170,8 @@ struct CacheControl: Sendable, Hashable {
 
     /// A non-negative decimal (RFC 9111 §1.2.2); too large a value is capped, anything else is `nil`.
     static func deltaSeconds(_ text: Substring) -> Int? {
-        let digits = text.droppingWhitespace()
-        return digits.utf8.withContiguousStorageIfAvailable(deltaSeconds)
-            ?? Array(digits.utf8).withUnsafeBufferPointer(deltaSeconds)
+        var digits = text.droppingWhitespace()
+        return digits.withUTF8(deltaSeconds)
     }
 
     /// ``deltaSeconds(_:)`` of bytes already trimmed.
