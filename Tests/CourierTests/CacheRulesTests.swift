@@ -131,6 +131,28 @@ import Testing
         #expect(CacheRules.currentAge(future, now: Self.t0.addingTimeInterval(3)) == 3)
     }
 
+    /// Every answer the decision gives carries the entry's current age at the decision's `now`,
+    /// fresh or not (`cacheFirst` and `cacheOnly` answer a stale entry too): the hit's `Age` is
+    /// the one the freshness check used, computed once.
+    @Test(arguments: [CachePolicy.Mode.protocolRules, .cacheFirst, .cacheOnly])
+    func anAnswerCarriesTheAgeItWasDecidedWith(mode: CachePolicy.Mode) {
+        let entry = Self.entry(["Date": Self.http(Self.t0), "Age": "30", "Cache-Control": "max-age=60"])
+        for elapsed in [0.0, 20, 100] {
+            let now = Self.t0.addingTimeInterval(elapsed)
+            let decision = CacheRules.decide(Self.request(), stored: entry, mode: mode, now: now, heuristicCap: 86_400)
+            let expected = CacheRules.currentAge(entry, now: now)
+            #expect(expected == 30 + elapsed)
+            if mode == .protocolRules && expected >= 60 {
+                guard case .send = decision else {
+                    Issue.record("a stale entry under protocol rules was answered: \(decision)")
+                    continue
+                }
+            } else {
+                #expect(decision == .answer(entry, age: expected))
+            }
+        }
+    }
+
     /// `Age` sent twice (two fields, joined into a list): its first member counts (RFC 9111 §5.1).
     /// The list was no number and was ignored: a response a day old counted as new, and its
     /// `max-age` started again.
@@ -144,7 +166,7 @@ import Testing
         let fresh = expected < 3600
         let decision = CacheRules.decide(
             Self.request(), stored: entry, mode: .protocolRules, now: Self.t0, heuristicCap: 86_400)
-        #expect((decision == .answer(entry)) == fresh)
+        #expect((decision == .answer(entry, age: expected)) == fresh)
     }
 
     struct Storable: Sendable, CustomTestStringConvertible {

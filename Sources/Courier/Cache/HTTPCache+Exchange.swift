@@ -64,8 +64,8 @@ extension HTTPCache {
         let decision = CacheRules.decide(
             request, stored: stored, mode: policy.mode, now: decided, heuristicCap: cap, credentials: credentials)
         switch decision {
-        case .answer(let entry):
-            return answer(entry, request: request, status: .hit, now: decided)
+        case .answer(let entry, let age):
+            return answer(entry, request: request, status: .hit, age: age)
         case .miss:
             throw CourierError.underlying(HTTPCacheMiss(url: url), nil)
         case .send(let outgoing, let stored):
@@ -183,7 +183,15 @@ extension HTTPCache {
     private func answer(
         _ entry: CachedResponse, request: URLRequest, status: CacheStatus, now: Date, transfer: TransferMetrics? = nil
     ) -> Response {
-        let age = CacheRules.currentAge(entry, now: now)
+        answer(entry, request: request, status: status, age: CacheRules.currentAge(entry, now: now), transfer: transfer)
+    }
+
+    /// ``answer(_:request:status:now:transfer:)`` with the entry's current age already known (a
+    /// fresh hit's, computed by ``CacheRules/decide(_:stored:mode:now:heuristicCap:credentials:)``).
+    private func answer(
+        _ entry: CachedResponse, request: URLRequest, status: CacheStatus, age: TimeInterval,
+        transfer: TransferMetrics? = nil
+    ) -> Response {
         // The stored fields, with the `Age` (in any case) replaced, written once into the array the
         // head keeps (issue 29: a copy of the stored dictionary with `Age` set in it, turned into
         // an array and its names joined, cost ~5,100 instructions and two mallocs a hit more).
