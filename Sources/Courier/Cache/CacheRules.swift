@@ -248,8 +248,9 @@ enum CacheRules {
     /// What to do with a request for which `entry` is stored (or nothing is).
     enum Decision: Equatable {
         /// Answer with the stored response, without the network; `age` is its current age
-        /// (``currentAge(_:now:)`` at the decision's `now`), computed once for the freshness check
-        /// and the answer's `Age` (issue 29: computing it again cost ~1,400 instructions a hit).
+        /// (``currentAge(_:now:)`` at the decision's `now`), computed once: for a fresh hit, the
+        /// freshness check's age is the answer's `Age` (issue 29: computing it again cost ~1,300
+        /// instructions a hit).
         case answer(CachedResponse, age: TimeInterval)
         /// Send `request` (conditional when it carries validators); keep `stored` for a `304`
         /// or an error.

@@ -187,7 +187,7 @@ extension HTTPCache {
     }
 
     /// ``answer(_:request:status:now:transfer:)`` with the entry's current age already known (a
-    /// fresh hit's, computed by ``CacheRules/decide(_:stored:mode:now:heuristicCap:credentials:)``).
+    /// hit's, fresh or, for `cacheFirst` and `cacheOnly`, stale, computed by ``CacheRules/decide(_:stored:mode:now:heuristicCap:credentials:)``).
     private func answer(
         _ entry: CachedResponse, request: URLRequest, status: CacheStatus, age: TimeInterval,
         transfer: TransferMetrics? = nil
